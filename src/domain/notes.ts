@@ -1,0 +1,45 @@
+import { ar } from './catalogue';
+import { packageKeyOf, packageLabel } from './packages';
+
+export type Source = 'marketer_link' | 'general_link';
+
+export interface RouteAttribution {
+  packageName?: string;
+  marketerId?: string;
+}
+
+const sourceText: Record<Source, string> = {
+  marketer_link: ar.notesMarketerLink,
+  general_link: ar.notesGeneralLink,
+};
+
+/** The notes text of SPEC §4: the one place it is built. */
+export function buildNotes({ packageName, marketerId }: RouteAttribution): string {
+  const source = sourceText[marketerId === undefined ? 'general_link' : 'marketer_link'];
+  return packageName === undefined
+    ? source
+    : `${ar.notesPackagePrefix} ${packageLabel(packageName)} - ${source}`;
+}
+
+export interface NotesMeaning {
+  packageKey: string | null;
+  source: Source | null;
+}
+
+/** The inverse of buildNotes, for storage: which package and which kind of link. */
+export function parseNotes(notes: string): NotesMeaning {
+  for (const source of Object.keys(sourceText) as Source[]) {
+    const text = sourceText[source];
+    if (notes === text) return { packageKey: null, source };
+    const prefix = `${ar.notesPackagePrefix} `;
+    const suffix = ` - ${text}`;
+    if (
+      notes.startsWith(prefix) &&
+      notes.endsWith(suffix) &&
+      notes.length > prefix.length + suffix.length
+    ) {
+      return { packageKey: packageKeyOf(notes.slice(prefix.length, -suffix.length)), source };
+    }
+  }
+  return { packageKey: null, source: null };
+}

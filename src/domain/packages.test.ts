@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { packageKeyOf, packageKeys, packageLabel, packageLabels } from './packages';
+
+describe('package labels', () => {
+  it.each([
+    ['classic_reco', 'توصيات - كلاسيك'],
+    ['economy_reco', 'توصيات - اقتصادي'],
+    ['premium_reco', 'توصيات - بريميوم'],
+    ['classic_portfolio', 'محفظة - كلاسيك'],
+    ['economy_portfolio', 'محفظة - اقتصادي'],
+    ['premium_portfolio', 'محفظة - بريميوم'],
+  ])('labels %s as COPY-AR says', (key, label) => {
+    expect(packageLabel(key)).toBe(label);
+    expect(packageKeyOf(label)).toBe(key);
+  });
+
+  it('knows exactly the six packages of SPEC §2', () => {
+    expect(packageKeys).toHaveLength(6);
+    expect(Object.keys(packageLabels)).toEqual(packageKeys);
+  });
+
+  it('shows an unknown key as it came, and inherited names are not packages', () => {
+    expect(packageLabel('gold_plan')).toBe('gold_plan');
+    expect(packageLabel('باقة خاصة')).toBe('باقة خاصة');
+    expect(packageLabel('toString')).toBe('toString');
+    expect(packageKeyOf('gold_plan')).toBe('gold_plan');
+  });
+});

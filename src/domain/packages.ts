@@ -1,0 +1,26 @@
+export const packageLabels = {
+  classic_reco: 'توصيات - كلاسيك',
+  economy_reco: 'توصيات - اقتصادي',
+  premium_reco: 'توصيات - بريميوم',
+  classic_portfolio: 'محفظة - كلاسيك',
+  economy_portfolio: 'محفظة - اقتصادي',
+  premium_portfolio: 'محفظة - بريميوم',
+} as const;
+
+export type PackageKey = keyof typeof packageLabels;
+
+export const packageKeys = Object.keys(packageLabels) as PackageKey[];
+
+function isPackageKey(key: string): key is PackageKey {
+  return Object.hasOwn(packageLabels, key);
+}
+
+/** The Arabic label of a known package; an unknown key is shown as it came (SPEC §2). */
+export function packageLabel(packageName: string): string {
+  return isPackageKey(packageName) ? packageLabels[packageName] : packageName;
+}
+
+/** The inverse of packageLabel: a known label gives its key, anything else stays as it is. */
+export function packageKeyOf(label: string): string {
+  return packageKeys.find((key) => packageLabels[key] === label) ?? label;
+}
