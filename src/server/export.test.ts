@@ -1,0 +1,143 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { buildNotes } from '../domain/notes';
+import { buildPayload } from '../domain/registration';
+import { exportFields, formatRegistrations, runExport } from './export';
+import type { StoredRegistration } from './registrations/registration-repository';
+import { buildTestApp } from './test-helpers';
+
+const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
+const run = promisify(execFile);
+
+const sara: StoredRegistration = {
+  id: '0b6f7c1e-1111-4222-8333-444455556666',
+  createdAt: '2025-03-01T09:00:00.000Z',
+  name: 'سارة',
+  email: null,
+  phone: '966512345678',
+  notes: buildNotes({ packageName: 'premium_reco', marketerId: '42' }),
+  marketingId: '42',
+  packageKey: 'premium_reco',
+  source: 'marketer_link',
+};
+const tricky: StoredRegistration = {
+  ...sara,
+  id: '0b6f7c1e-2222-4222-8333-444455556666',
+  name: '=HYPERLINK("http://evil.example","نعم, لا")',
+  email: 'a@example.com',
+  notes: 'line one\nline two',
+  marketingId: null,
+  packageKey: null,
+  source: null,
+};
+
+describe('formatRegistrations', () => {
+  it('writes CSV with a BOM, a header, CRLF and Arabic intact', () => {
+    const csv = formatRegistrations([sara], 'csv');
+    expect(csv.startsWith('\uFEFF')).toBe(true);
+    expect(csv.slice(1).split('\r\n')).toEqual([
+      exportFields.join(','),
+      `${sara.id},${sara.createdAt},${sara.name},,${sara.phone},${sara.notes},42,premium_reco,marketer_link`,
+      '',
+    ]);
+  });
+
+  it('quotes as RFC 4180 says and disarms formulas', () => {
+    const row = formatRegistrations([tricky], 'csv').split('\r\n')[1];
+    expect(row).toBe(
+      `${tricky.id},${tricky.createdAt},"'=HYPERLINK(""http://evil.example"",""نعم, لا"")",` +
+        `a@example.com,966512345678,"line one\nline two",,,`,
+    );
+  });
+
+  it('writes JSON Lines, one object a line, null for absent values', () => {
+    const lines = formatRegistrations([sara, tricky], 'jsonl').split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toBe('');
+    expect(JSON.parse(lines[0] ?? '')).toEqual({
+      id: sara.id,
+      created_at: sara.createdAt,
+      name: sara.name,
+      email: null,
+      phone: sara.phone,
+      notes: sara.notes,
+      marketing_id: '42',
+      package_key: 'premium_reco',
+      source: 'marketer_link',
+    });
+    expect(Object.keys(JSON.parse(lines[1] ?? ''))).toEqual([...exportFields]);
+  });
+
+  it('writes only the header when there is nothing to export', () => {
+    expect(formatRegistrations([], 'csv')).toBe(`\uFEFF${exportFields.join(',')}\r\n`);
+    expect(formatRegistrations([], 'jsonl')).toBe('');
+  });
+});
+
+describe('runExport', () => {
+  const quiet = { out: () => {}, err: () => {} };
+
+  it.each([
+    [[]],
+    [['--format', 'xml']],
+    [['--format', 'csv', '--since', 'last week']],
+    [['--format', 'csv', '--unknown']],
+    [['--format', 'csv', 'extra']],
+  ])('refuses %j with exit code 2 and a message', async (argv) => {
+    let message = '';
+    const code = await runExport(argv, {}, { ...quiet, err: (text) => (message += text) });
+    expect(code).toBe(2);
+    expect(message).toContain('usage: npm run export');
+  });
+
+  it('refuses to create a database that is not there', async () => {
+    let message = '';
+    const env = { DATABASE_URL: 'sqlite:/nonexistent/tasjeel/registrations.db' };
+    const code = await runExport(['--format', 'csv'], env, {
+      ...quiet,
+      err: (text) => (message += text),
+    });
+    expect(code).toBe(1);
+    expect(message).toContain('No database at /nonexistent/tasjeel/registrations.db');
+  });
+});
+
+describe('npm run export', () => {
+  it('prints what the server stored, in both formats, from the same DATABASE_URL', async () => {
+    const { app, dbFile } = await buildTestApp();
+    const values = { name: 'سارة', email: '', phone: '966512345678' };
+    await app.inject({
+      method: 'POST',
+      url: '/api/external-register',
+      payload: buildPayload(values, { packageName: 'classic_reco' }),
+    });
+    const env = { ...process.env, DATABASE_URL: `sqlite:${dbFile}` };
+
+    const jsonl = await run(tsx, ['src/server/export.ts', '--format', 'jsonl'], { env });
+    expect(JSON.parse(jsonl.stdout)).toMatchObject({
+      name: values.name,
+      email: null,
+      notes: buildNotes({ packageName: 'classic_reco' }),
+      package_key: 'classic_reco',
+      source: 'general_link',
+    });
+
+    const csv = await run(
+      tsx,
+      ['src/server/export.ts', '--format', 'csv', '--since', '2000-01-01'],
+      { env },
+    );
+    expect(csv.stdout.startsWith(`\uFEFF${exportFields.join(',')}\r\n`)).toBe(true);
+    expect(csv.stdout).toContain(`,${values.name},,${values.phone},`);
+
+    const bad = await run(tsx, ['src/server/export.ts', '--format', 'pdf'], { env }).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(bad).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--format must be csv or jsonl'),
+    });
+  }, 30_000);
+});

@@ -1,0 +1,130 @@
+import { existsSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { openDatabase } from './db/database';
+import { migrateToLatest } from './db/migrate';
+import { loadConfig } from './env';
+import {
+  createRegistrationRepository,
+  type StoredRegistration,
+} from './registrations/registration-repository';
+
+export const exportFields = [
+  'id',
+  'created_at',
+  'name',
+  'email',
+  'phone',
+  'notes',
+  'marketing_id',
+  'package_key',
+  'source',
+] as const;
+
+export type ExportFormat = 'csv' | 'jsonl';
+
+const usage = 'usage: npm run export -- --format csv|jsonl [--since YYYY-MM-DD[THH:MM:SSZ]]';
+
+function toRecord(row: StoredRegistration): Record<(typeof exportFields)[number], string | null> {
+  return {
+    id: row.id,
+    created_at: row.createdAt,
+    name: row.name,
+    email: row.email,
+    phone: row.phone,
+    notes: row.notes,
+    marketing_id: row.marketingId,
+    package_key: row.packageKey,
+    source: row.source,
+  };
+}
+
+// A cell starting with = + - @ (or a tab or carriage return) is run as a formula by Excel
+// and LibreOffice; a leading quote makes it text. https://owasp.org/www-community/attacks/CSV_Injection
+function csvCell(value: string | null): string {
+  if (value === null) return '';
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
+/**
+ * The leads as a file: CSV (RFC 4180, CRLF, with a UTF-8 byte order mark so that Excel reads
+ * the Arabic as Arabic) or JSON Lines (one object a line, null for an absent value).
+ */
+export function formatRegistrations(rows: StoredRegistration[], format: ExportFormat): string {
+  const records = rows.map(toRecord);
+  if (format === 'jsonl') return records.map((record) => `${JSON.stringify(record)}\n`).join('');
+  const lines = [
+    exportFields.join(','),
+    ...records.map((record) => exportFields.map((field) => csvCell(record[field])).join(',')),
+  ];
+  return `\uFEFF${lines.map((line) => `${line}\r\n`).join('')}`;
+}
+
+interface Output {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/** The command line: returns the exit code (2 for bad arguments, 1 for no database). */
+export async function runExport(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  { out, err }: Output,
+): Promise<number> {
+  let format: ExportFormat;
+  let since: Date | undefined;
+  try {
+    const { values } = parseArgs({
+      args: argv,
+      options: { format: { type: 'string' }, since: { type: 'string' } },
+      strict: true,
+      allowPositionals: false,
+    });
+    if (values.format !== 'csv' && values.format !== 'jsonl') {
+      throw new Error('--format must be csv or jsonl');
+    }
+    format = values.format;
+    if (values.since !== undefined) {
+      since = new Date(values.since);
+      if (!/^\d{4}-\d{2}-\d{2}/.test(values.since) || Number.isNaN(since.getTime())) {
+        throw new Error(`--since must be an ISO date such as 2025-01-31, not "${values.since}"`);
+      }
+    }
+  } catch (error) {
+    err(`${(error as Error).message}\n${usage}\n`);
+    return 2;
+  }
+
+  let config;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    err(`${(error as Error).message}\n`);
+    return 2;
+  }
+  const { file } = config.database;
+  // Exporting must not create an empty database where the server's one was expected.
+  if (file !== ':memory:' && !existsSync(file)) {
+    err(
+      `No database at ${file} (DATABASE_URL); start the server once, or point DATABASE_URL at it.\n`,
+    );
+    return 1;
+  }
+  const db = openDatabase(config.database);
+  try {
+    await migrateToLatest(db);
+    const rows = await createRegistrationRepository(db).list({ since });
+    out(formatRegistrations(rows, format));
+    return 0;
+  } finally {
+    await db.destroy();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  process.exitCode = await runExport(process.argv.slice(2), process.env, {
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+  });
+}

@@ -1,0 +1,87 @@
+import { readFile } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/** What the web build's dist/ssr/entry-server.js exports. */
+interface RenderModule {
+  render(url: string): { html: string; head: string; status: 200 | 404 };
+}
+
+export interface PagesOptions {
+  distDir: string;
+  siteUrl: string | undefined;
+}
+
+const immutable = 'public, max-age=31536000, immutable';
+
+async function loadBuild(distDir: string) {
+  const webDir = join(distDir, 'web');
+  const entry = join(distDir, 'ssr', 'entry-server.js');
+  let template: string;
+  let module: Partial<RenderModule>;
+  try {
+    template = await readFile(join(webDir, 'index.html'), 'utf8');
+    module = (await import(/* @vite-ignore */ pathToFileURL(entry).href)) as Partial<RenderModule>;
+  } catch (error) {
+    throw new Error(`The pages are not built in ${distDir}; run \`npm run build\` first.`, {
+      cause: error,
+    });
+  }
+  const { render } = module;
+  if (typeof render !== 'function') throw new Error(`${entry} does not export render(url)`);
+  if (!template.includes('<!--app-head-->') || !template.includes('<!--app-html-->')) {
+    throw new Error(`${webDir}/index.html lacks the <!--app-head--> or <!--app-html--> slot`);
+  }
+  return { webDir, template, render };
+}
+
+/** The built pages under /register/: static assets, and every other path server-rendered. */
+export async function pages(app: FastifyInstance, { distDir, siteUrl }: PagesOptions) {
+  const { webDir, template, render } = await loadBuild(distDir);
+
+  // Static files may be answered brotli or gzip, so caches must key on Accept-Encoding.
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.header('vary', 'Accept-Encoding');
+  });
+
+  await app.register(fastifyStatic, {
+    root: webDir,
+    prefix: '/register/',
+    // One route per file found at start-up, so that every other path reaches the renderer.
+    wildcard: false,
+    index: false,
+    // index.html is the template, never served raw; .br and .gz are found by preCompressed.
+    globIgnore: ['index.html', '**/*.br', '**/*.gz'],
+    preCompressed: true,
+    cacheControl: false,
+    setHeaders: (response, path) => {
+      // Vite puts content-hashed names under assets/, so they never change; the rest may.
+      const hashed = relative(webDir, path).startsWith(`assets${sep}`);
+      response.setHeader('cache-control', hashed ? immutable : 'no-cache');
+    },
+  });
+
+  async function renderPage(request: FastifyRequest, reply: FastifyReply) {
+    // A missing script or stylesheet is a plain 404, not an HTML page.
+    if (request.url.startsWith('/register/assets/')) return reply.callNotFound();
+    const { html, head, status } = render(request.url);
+    // Functions as replacements, so a '$&' in the page is not read as a pattern.
+    const page = template
+      .replace('<!--app-head-->', () => head)
+      .replace('<!--app-html-->', () => html);
+    return reply
+      .code(status)
+      .header('cache-control', 'no-cache')
+      .type('text/html; charset=utf-8')
+      .send(page);
+  }
+  app.get('/register', renderPage);
+  app.get('/register/*', renderPage);
+
+  // '/' is the provider's site; standalone, 'back to the site' lands on SITE_URL or the form.
+  app.get('/', async (_request, reply) =>
+    reply.redirect(siteUrl ?? '/register/register-client', 302),
+  );
+}
