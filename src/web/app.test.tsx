@@ -1,0 +1,85 @@
+import { render, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { Link, MemoryRouter } from 'react-router';
+import { describe, expect, it } from 'vitest';
+import { ar } from '../domain/catalogue';
+import { packageKeys, packageLabels } from '../domain/packages';
+import { App } from './app';
+import { brand } from './env';
+import { renderApp } from './render-app';
+import { basename } from './routes';
+
+const freeTrialHeading = `${ar.headingPrefix} ${ar.headingFreeTrial}`;
+
+describe('the routes of SPEC §2', () => {
+  it.each([
+    [
+      'a package and a marketer',
+      '/register/register-client/premium_reco/42',
+      `${ar.headingPrefix} ${packageLabels.premium_reco}`,
+      ar.titlePackage(packageLabels.premium_reco, brand),
+    ],
+    [
+      'a package',
+      '/register/register-client/economy_portfolio',
+      `${ar.headingPrefix} ${packageLabels.economy_portfolio}`,
+      ar.titlePackage(packageLabels.economy_portfolio, brand),
+    ],
+    ['a marketer', '/register/marketer/42', freeTrialHeading, ar.titleGeneric(brand)],
+    ['neither', '/register/register-client', freeTrialHeading, ar.titleGeneric(brand)],
+  ])('show the form for %s with its heading and title', (_, path, heading, title) => {
+    renderApp(path);
+    expect(screen.getByRole('heading', { level: 1, name: heading })).toBeInTheDocument();
+    expect(screen.getByRole('form', { name: heading })).toBeInTheDocument();
+    expect(document.title).toBe(title);
+  });
+
+  it.each(packageKeys)('label the package %s', (key) => {
+    renderApp(`/register/register-client/${key}`);
+    const heading = `${ar.headingPrefix} ${packageLabels[key]}`;
+    expect(screen.getByRole('heading', { name: heading })).toBeInTheDocument();
+    expect(document.title).toBe(ar.titlePackage(packageLabels[key], brand));
+  });
+
+  it('show an unknown package as it came, URL-decoded', () => {
+    renderApp('/register/register-client/gold_plan/7');
+    expect(screen.getByRole('heading', { name: `${ar.headingPrefix} gold_plan` })).toBeVisible();
+    expect(document.title).toBe(ar.titlePackage('gold_plan', brand));
+
+    const label = packageLabels.classic_portfolio;
+    renderApp(`/register/register-client/${encodeURIComponent(`${label} x`)}`);
+    expect(screen.getByRole('heading', { name: `${ar.headingPrefix} ${label} x` })).toBeVisible();
+  });
+
+  it('show the link page with its title', () => {
+    localStorage.setItem('user', JSON.stringify({ role: 'marketing', id: 1 }));
+    renderApp('/register/my-registration-link');
+    expect(screen.getByRole('heading', { name: ar.headingMyLink })).toBeInTheDocument();
+    expect(document.title).toBe(ar.titleMyLink(brand));
+  });
+
+  it.each([
+    '/register/',
+    '/register/unknown',
+    '/register/marketer',
+    '/register/register-client/a/b/c',
+    '/register/my-registration-link/more',
+  ])('render only the plain 404 text at %s', (path) => {
+    const { container } = renderApp(path);
+    expect(container.innerHTML).toBe(ar.notFound);
+    expect(document.title).toBe(ar.notFound);
+  });
+
+  it('update the title on client-side navigation', async () => {
+    const user = userEvent.setup();
+    render(
+      <MemoryRouter basename={basename} initialEntries={['/register/register-client']}>
+        <App />
+        <Link to="/register-client/premium_reco">next</Link>
+      </MemoryRouter>,
+    );
+    expect(document.title).toBe(ar.titleGeneric(brand));
+    await user.click(screen.getByRole('link', { name: 'next' }));
+    expect(document.title).toBe(ar.titlePackage(packageLabels.premium_reco, brand));
+  });
+});

@@ -1,0 +1,35 @@
+import { ar } from '../domain/catalogue';
+import type { Registration } from '../domain/registration';
+import { apiBaseUrl } from './env';
+
+export type RegisterResult = { ok: true } | { ok: false; error: string };
+
+/** The one call the pages make (SPEC §7). It never throws: every failure becomes a message. */
+export async function registerClient(registration: Registration): Promise<RegisterResult> {
+  try {
+    const response = await fetch(`${apiBaseUrl}/api/external-register`, {
+      method: 'POST',
+      credentials: 'include',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(registration),
+    });
+    // SPEC §7: a successful answer's shape is not shown, so it is not read.
+    if (response.ok) return { ok: true };
+    return { ok: false, error: await errorOf(response) };
+  } catch {
+    return { ok: false, error: ar.errorGeneric };
+  }
+}
+
+async function errorOf(response: Response): Promise<string> {
+  try {
+    const body: unknown = await response.json();
+    if (typeof body === 'object' && body !== null && 'error' in body) {
+      const { error } = body;
+      if (typeof error === 'string' && error.trim() !== '') return error;
+    }
+  } catch {
+    // Not JSON (a proxy's HTML error page, say): fall through to the generic text.
+  }
+  return ar.errorGeneric;
+}

@@ -1,0 +1,263 @@
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import { ar } from '../domain/catalogue';
+import { buildNotes, type RouteAttribution } from '../domain/notes';
+import { apiBaseUrl } from './env';
+import { renderApp } from './render-app';
+
+const validPhone = '966512345678';
+
+function stubFetch(answer: () => Promise<Response>) {
+  const fetch = vi.fn<typeof globalThis.fetch>(answer);
+  vi.stubGlobal('fetch', fetch);
+  return fetch;
+}
+
+const created = () => Promise.resolve(new Response(null, { status: 201 }));
+
+function deferredFetch() {
+  let answer: (response: Response) => void = () => {};
+  const fetch = stubFetch(() => new Promise((resolve) => (answer = resolve)));
+  return { fetch, answer: (response: Response) => answer(response) };
+}
+
+const nameField = () => screen.getByRole('textbox', { name: ar.fieldName });
+const emailField = () => screen.getByRole('textbox', { name: ar.fieldEmail });
+const phoneField = () => screen.getByRole<HTMLInputElement>('textbox', { name: ar.fieldPhone });
+const submitButton = () => screen.getByRole('button', { name: ar.buttonSubmit });
+const errorLine = () => screen.getByRole('alert');
+const statusLine = () => screen.getByRole('status');
+
+async function fillIn(values: { name?: string; email?: string; phone?: string }) {
+  const user = userEvent.setup();
+  if (values.name) await user.type(nameField(), values.name);
+  if (values.email) await user.type(emailField(), values.email);
+  if (values.phone) await user.type(phoneField(), values.phone);
+  return user;
+}
+
+async function submitValid(path = '/register/register-client') {
+  renderApp(path);
+  const user = await fillIn({ name: 'Sara', email: 'sara@example.com', phone: validPhone });
+  await user.click(submitButton());
+  return user;
+}
+
+function sentBody(fetch: ReturnType<typeof stubFetch>): unknown {
+  const init = fetch.mock.calls[0]?.[1];
+  return JSON.parse(String(init?.body));
+}
+
+describe('the registration form', () => {
+  it('has the fields and buttons of SPEC §2', () => {
+    renderApp('/register/register-client');
+    expect(nameField()).toBeRequired();
+    expect(nameField()).toHaveAttribute('autocomplete', 'name');
+    expect(emailField()).not.toBeRequired();
+    expect(emailField()).toHaveAttribute('type', 'email');
+    expect(phoneField()).toBeRequired();
+    expect(phoneField()).toHaveAttribute('type', 'tel');
+    expect(phoneField()).toHaveAttribute('maxlength', '12');
+    expect(phoneField()).toHaveAttribute('inputmode', 'numeric');
+    expect(phoneField()).toHaveAttribute('dir', 'ltr');
+    expect(phoneField()).toHaveAttribute('placeholder', ar.fieldPhonePlaceholder);
+    expect(screen.getByRole('link', { name: ar.buttonBack })).toHaveAttribute('href', '/');
+    expect(errorLine()).toBeEmptyDOMElement();
+    expect(statusLine()).toBeEmptyDOMElement();
+  });
+
+  describe('refuses, sending nothing', () => {
+    it.each([
+      ['an empty name', { phone: validPhone }, ['name']],
+      ['a name of spaces', { name: '   ', phone: validPhone }, ['name']],
+      ['an empty phone', { name: 'Sara' }, ['phone']],
+      ['an 11-digit phone', { name: 'Sara', phone: '96651234567' }, ['phone']],
+      ['a phone not starting 9665', { name: 'Sara', phone: '966412345678' }, ['phone']],
+      ['an empty form', {}, ['name', 'phone']],
+    ])('%s', async (_, values, invalid) => {
+      const fetch = stubFetch(created);
+      renderApp('/register/register-client/premium_reco/42');
+      await fillIn(values);
+      // The browser's own required check would stop a click first; the schema is what is tested.
+      fireEvent.submit(screen.getByRole('form'));
+
+      expect(errorLine()).toHaveTextContent(ar.errorInvalid);
+      expect(fetch).not.toHaveBeenCalled();
+      for (const [field, label] of [
+        ['name', ar.fieldName],
+        ['phone', ar.fieldPhone],
+      ] as const) {
+        const input = screen.getByRole('textbox', { name: label });
+        if (invalid.includes(field)) {
+          expect(input).toHaveAttribute('aria-invalid', 'true');
+          expect(input).toHaveAccessibleDescription(ar.errorInvalid);
+        } else {
+          expect(input).not.toHaveAttribute('aria-invalid');
+        }
+      }
+    });
+
+    it('a 13-digit phone, which maxLength stops only for typing', () => {
+      const fetch = stubFetch(created);
+      renderApp('/register/register-client');
+      fireEvent.change(nameField(), { target: { value: 'Sara' } });
+      fireEvent.change(phoneField(), { target: { value: '9665123456789' } });
+      fireEvent.submit(screen.getByRole('form'));
+      expect(errorLine()).toHaveTextContent(ar.errorInvalid);
+      expect(fetch).not.toHaveBeenCalled();
+    });
+  });
+
+  it.each<[string, string, RouteAttribution]>([
+    [
+      'a package and a marketer',
+      '/register/register-client/premium_reco/42',
+      { packageName: 'premium_reco', marketerId: '42' },
+    ],
+    ['a package', '/register/register-client/classic_reco', { packageName: 'classic_reco' }],
+    ['a marketer', '/register/marketer/m_7', { marketerId: 'm_7' }],
+    ['neither', '/register/register-client', {}],
+  ])('posts exactly the payload for %s', async (_, path, route) => {
+    const fetch = stubFetch(created);
+    renderApp(path);
+    const user = await fillIn({ name: '  Sara  ', email: 'sara@example.com', phone: validPhone });
+    await user.click(submitButton());
+
+    await waitFor(() => expect(fetch).toHaveBeenCalledTimes(1));
+    expect(fetch).toHaveBeenCalledWith(`${apiBaseUrl}/api/external-register`, {
+      method: 'POST',
+      credentials: 'include',
+      headers: { 'content-type': 'application/json' },
+      body: expect.any(String),
+    });
+    const marketing = route.marketerId === undefined ? {} : { marketing_id: route.marketerId };
+    expect(sentBody(fetch)).toStrictEqual({
+      name: 'Sara',
+      email: 'sara@example.com',
+      phone: validPhone,
+      notes: buildNotes(route),
+      ...marketing,
+    });
+  });
+
+  it('sends an empty e-mail as an empty string', async () => {
+    const fetch = stubFetch(created);
+    renderApp('/register/register-client');
+    const user = await fillIn({ name: 'Sara', phone: validPhone });
+    await user.click(submitButton());
+    await waitFor(() => expect(fetch).toHaveBeenCalledTimes(1));
+    expect(sentBody(fetch)).toMatchObject({ email: '' });
+  });
+
+  it('disables and relabels the button while the request is in flight', async () => {
+    const { fetch, answer } = deferredFetch();
+    await submitValid();
+
+    const pending = screen.getByRole('button', { name: ar.buttonSubmitting });
+    expect(pending).toBeDisabled();
+    expect(screen.queryByRole('button', { name: ar.buttonSubmit })).not.toBeInTheDocument();
+    fireEvent.submit(screen.getByRole('form'));
+    expect(fetch).toHaveBeenCalledTimes(1);
+
+    answer(new Response(null, { status: 201 }));
+    expect(await screen.findByRole('button', { name: ar.buttonSubmit })).toBeEnabled();
+  });
+
+  it('on success shows the success line, empties the fields and stays usable', async () => {
+    const fetch = stubFetch(created);
+    const user = await submitValid();
+
+    await waitFor(() => expect(statusLine()).toHaveTextContent(ar.success));
+    expect(errorLine()).toBeEmptyDOMElement();
+    expect(nameField()).toHaveValue('');
+    expect(emailField()).toHaveValue('');
+    expect(phoneField()).toHaveValue('');
+    expect(submitButton()).toBeEnabled();
+
+    await fillIn({ name: 'Omar', phone: validPhone });
+    await user.click(submitButton());
+    await waitFor(() => expect(fetch).toHaveBeenCalledTimes(2));
+  });
+
+  it("shows the server's error text and keeps the values", async () => {
+    stubFetch(() =>
+      Promise.resolve(Response.json({ error: ar.errorTooManyRequests }, { status: 429 })),
+    );
+    await submitValid();
+
+    await waitFor(() => expect(errorLine()).toHaveTextContent(ar.errorTooManyRequests));
+    expect(statusLine()).toBeEmptyDOMElement();
+    expect(nameField()).toHaveValue('Sara');
+    expect(emailField()).toHaveValue('sara@example.com');
+    expect(phoneField()).toHaveValue(validPhone);
+    expect(submitButton()).toBeEnabled();
+  });
+
+  it.each([
+    ['no error field', () => Promise.resolve(Response.json({ message: 'x' }, { status: 500 }))],
+    ['an empty error', () => Promise.resolve(Response.json({ error: '' }, { status: 400 }))],
+    ['a non-string error', () => Promise.resolve(Response.json({ error: 42 }, { status: 400 }))],
+    [
+      'a non-JSON body',
+      () => Promise.resolve(new Response('<h1>Bad gateway</h1>', { status: 502 })),
+    ],
+    ['a network failure', () => Promise.reject(new TypeError('Failed to fetch'))],
+  ])('falls back to the generic error for %s', async (_, answer) => {
+    stubFetch(answer);
+    await submitValid();
+    await waitFor(() => expect(errorLine()).toHaveTextContent(ar.errorGeneric));
+    expect(phoneField()).toHaveValue(validPhone);
+  });
+
+  it('clears earlier messages when submitted again', async () => {
+    stubFetch(() => Promise.resolve(Response.json({ error: ar.errorBadRequest }, { status: 400 })));
+    const user = await submitValid();
+    await waitFor(() => expect(errorLine()).toHaveTextContent(ar.errorBadRequest));
+
+    const { answer } = deferredFetch();
+    await user.click(submitButton());
+    expect(errorLine()).toBeEmptyDOMElement();
+    expect(statusLine()).toBeEmptyDOMElement();
+
+    answer(new Response(null, { status: 201 }));
+    await waitFor(() => expect(statusLine()).toHaveTextContent(ar.success));
+    fireEvent.submit(screen.getByRole('form'));
+    expect(statusLine()).toBeEmptyDOMElement();
+    expect(errorLine()).toHaveTextContent(ar.errorInvalid);
+  });
+});
+
+describe('the phone field', () => {
+  it.each([
+    ['Arabic-Indic digits', '٩٦٦٥١٢٣٤٥٦٧٨', validPhone],
+    ['Persian digits', '۹۶۶۵۱۲۳۴۵۶۷۸', validPhone],
+    ['a local number in Arabic-Indic digits', '٠٥١٢٣٤٥٦٧٨', validPhone],
+    ['a local number with a dash and a space', '050-123 4567', '966501234567'],
+  ])('turns typed %s into ASCII 9665 form', async (_, typed, expected) => {
+    renderApp('/register/register-client');
+    await fillIn({ phone: typed });
+    expect(phoneField()).toHaveValue(expected);
+  });
+
+  it.each([
+    ['an international number with spaces', '', '+966 50 123 4567', '966501234567'],
+    ['a local number in Arabic-Indic digits', '', '٠٥٠ ١٢٣ ٤٥٦٧', '966501234567'],
+    ['the rest of a number after what was typed', '9665', '0 123 4567', '966501234567'],
+    ['more than 12 digits', '', '9665012345678999', '966501234567'],
+  ])('turns pasted %s into 9665 form', async (_, typed, pasted, expected) => {
+    renderApp('/register/register-client');
+    const user = await fillIn({ phone: typed });
+    await user.click(phoneField());
+    await user.paste(pasted);
+    expect(phoneField()).toHaveValue(expected);
+  });
+
+  it('replaces the selected text when pasting over it', async () => {
+    renderApp('/register/register-client');
+    const user = await fillIn({ phone: validPhone });
+    phoneField().setSelectionRange(4, 6);
+    await user.paste('٩ ٨');
+    expect(phoneField()).toHaveValue('966598345678');
+  });
+});

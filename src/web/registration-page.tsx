@@ -1,0 +1,145 @@
+import { useState, type ClipboardEvent, type FormEvent } from 'react';
+import { useParams } from 'react-router';
+import { ar } from '../domain/catalogue';
+import { normalizePhone, phoneMaxLength } from '../domain/phone';
+import {
+  buildPayload,
+  nameMaxLength,
+  registrationSchema,
+  type FormValues,
+} from '../domain/registration';
+import { registerClient } from './register-client';
+import { formHeading } from './routes';
+
+type Field = keyof FormValues;
+
+const emptyValues: FormValues = { name: '', email: '', phone: '' };
+const fields: readonly Field[] = ['name', 'email', 'phone'];
+const errorId = 'form-error';
+
+export function RegistrationPage() {
+  const { packageName, marketerId } = useParams();
+  const [values, setValues] = useState(emptyValues);
+  const [invalid, setInvalid] = useState<readonly Field[]>([]);
+  const [error, setError] = useState('');
+  const [success, setSuccess] = useState('');
+  const [submitting, setSubmitting] = useState(false);
+  const heading = formHeading(packageName);
+
+  function setField(field: Field, value: string) {
+    setValues((current) => ({ ...current, [field]: value }));
+  }
+
+  // maxLength=12 would cut a pasted '+966 50 123 4567' before onChange could normalise it.
+  function handlePhonePaste(event: ClipboardEvent<HTMLInputElement>) {
+    event.preventDefault();
+    const input = event.currentTarget;
+    const start = input.selectionStart ?? input.value.length;
+    const end = input.selectionEnd ?? input.value.length;
+    const pasted = event.clipboardData.getData('text');
+    const phone = normalizePhone(input.value.slice(0, start) + pasted + input.value.slice(end));
+    setField('phone', phone.slice(0, phoneMaxLength));
+  }
+
+  async function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (submitting) return;
+    setError('');
+    setSuccess('');
+    setInvalid([]);
+    const parsed = registrationSchema.safeParse(buildPayload(values, { packageName, marketerId }));
+    if (!parsed.success) {
+      const paths = parsed.error.issues.map((issue) => issue.path[0]);
+      setInvalid(fields.filter((field) => paths.includes(field)));
+      setError(ar.errorInvalid);
+      return;
+    }
+    setSubmitting(true);
+    const result = await registerClient(parsed.data);
+    setSubmitting(false);
+    if (result.ok) {
+      setValues(emptyValues);
+      setSuccess(ar.success);
+    } else {
+      setError(result.error);
+    }
+  }
+
+  function fieldProps(field: Field) {
+    const isInvalid = invalid.includes(field);
+    return {
+      id: `field-${field}`,
+      name: field,
+      value: values[field],
+      'aria-invalid': isInvalid || undefined,
+      'aria-describedby': isInvalid ? errorId : undefined,
+    };
+  }
+
+  return (
+    <main className="page">
+      <form className="card" aria-labelledby="heading" onSubmit={handleSubmit}>
+        <h1 id="heading">{heading}</h1>
+
+        <label htmlFor="field-name">
+          {ar.fieldName}{' '}
+          <span className="required" aria-hidden="true">
+            *
+          </span>
+        </label>
+        <input
+          {...fieldProps('name')}
+          required
+          autoComplete="name"
+          maxLength={nameMaxLength}
+          onChange={(event) => setField('name', event.target.value)}
+        />
+
+        <label htmlFor="field-email">{ar.fieldEmail}</label>
+        <input
+          {...fieldProps('email')}
+          type="email"
+          dir="ltr"
+          autoComplete="email"
+          onChange={(event) => setField('email', event.target.value)}
+        />
+
+        <label htmlFor="field-phone">
+          {ar.fieldPhone}{' '}
+          <span className="required" aria-hidden="true">
+            *
+          </span>
+        </label>
+        <input
+          {...fieldProps('phone')}
+          type="tel"
+          dir="ltr"
+          inputMode="numeric"
+          autoComplete="tel"
+          placeholder={ar.fieldPhonePlaceholder}
+          maxLength={phoneMaxLength}
+          required
+          onChange={(event) => setField('phone', normalizePhone(event.target.value))}
+          onPaste={handlePhonePaste}
+        />
+
+        <p id={errorId} className="message error" role="alert">
+          {error}
+        </p>
+        <p className="message success" role="status">
+          {success}
+        </p>
+
+        <div className="actions">
+          <button type="submit" disabled={submitting}>
+            {submitting ? ar.buttonSubmitting : ar.buttonSubmit}
+          </button>
+          {/* A plain link: '/' is the provider's site, outside this app. */}
+          <a className="button secondary" href="/">
+            {ar.buttonBack}
+          </a>
+        </div>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { ar } from '../domain/catalogue';
+import { packageLabels } from '../domain/packages';
+import { brand } from './env';
+import { basename, formHeading, matchScreen } from './routes';
+
+describe('matchScreen', () => {
+  it.each([
+    [
+      '/register/register-client/premium_reco/42',
+      { kind: 'form', packageName: 'premium_reco', marketerId: '42' },
+      ar.titlePackage(packageLabels.premium_reco, brand),
+    ],
+    [
+      '/register/register-client/economy_reco',
+      { kind: 'form', packageName: 'economy_reco', marketerId: undefined },
+      ar.titlePackage(packageLabels.economy_reco, brand),
+    ],
+    [
+      '/register/marketer/42',
+      { kind: 'form', packageName: undefined, marketerId: '42' },
+      ar.titleGeneric(brand),
+    ],
+    [
+      '/register/register-client',
+      { kind: 'form', packageName: undefined, marketerId: undefined },
+      ar.titleGeneric(brand),
+    ],
+    ['/register/my-registration-link', { kind: 'myLink' }, ar.titleMyLink(brand)],
+  ])('%s', (url, screen, title) => {
+    expect(matchScreen(url, basename)).toEqual({ ...screen, title });
+  });
+
+  it('reads the path without the basename, as the client router gives it', () => {
+    expect(matchScreen('/register-client/classic_reco/7')).toEqual(
+      matchScreen('/register/register-client/classic_reco/7', basename),
+    );
+  });
+
+  it('decodes the route like React Router, and ignores the query and a trailing slash', () => {
+    const label = packageLabels.premium_portfolio;
+    expect(
+      matchScreen(`/register/register-client/${encodeURIComponent(label)}/`, basename),
+    ).toEqual({
+      kind: 'form',
+      packageName: label,
+      marketerId: undefined,
+      title: ar.titlePackage(label, brand),
+    });
+    expect(matchScreen('/register/marketer/9?utm_source=whatsapp', basename)).toMatchObject({
+      marketerId: '9',
+    });
+  });
+
+  it.each([
+    '/register',
+    '/register/',
+    '/register/unknown',
+    '/register/marketer',
+    '/register/register-client/a/b/c',
+    '/register/my-registration-link/extra',
+    '/elsewhere/register-client',
+  ])('finds no screen at %s', (url) => {
+    expect(matchScreen(url, basename)).toEqual({ kind: 'notFound', title: ar.notFound });
+  });
+});
+
+describe('formHeading', () => {
+  it('names the package, shows an unknown key as it came, or says free trial', () => {
+    expect(formHeading('classic_reco')).toBe(`${ar.headingPrefix} ${packageLabels.classic_reco}`);
+    expect(formHeading('gold_plan')).toBe(`${ar.headingPrefix} gold_plan`);
+    expect(formHeading(undefined)).toBe(`${ar.headingPrefix} ${ar.headingFreeTrial}`);
+  });
+});
