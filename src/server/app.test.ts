@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildPayload } from '../domain/registration';
 import { ar } from '../domain/catalogue';
-import { buildTestApp } from './test-helpers';
+import { buildTestApp, testBackends } from './test-helpers';
 
 const name = 'سارة المطيري';
 const phone = '966512345678';
@@ -11,138 +11,142 @@ const csp =
   "default-src 'self';script-src 'self';style-src 'self';img-src 'self' data:;" +
   "object-src 'none';base-uri 'none';frame-ancestors 'none';form-action 'self'";
 
-describe('security headers', () => {
-  it.each([
-    ['a page', '/register/register-client'],
-    ['the API', '/api/health'],
-    ['a refusal', '/api/nowhere'],
-  ])('are sent on %s', async (_, url) => {
-    const { app } = await buildTestApp();
-    const response = await app.inject({ url });
-    expect(response.headers['content-security-policy']).toBe(csp);
-    expect(response.headers['x-content-type-options']).toBe('nosniff');
-    expect(response.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
-  });
-});
-
-describe('CORS', () => {
-  const allowed = 'https://app.example.com';
-
-  it('lets a listed origin call the API with credentials', async () => {
-    const { app } = await buildTestApp({ CORS_ORIGINS: `${allowed}, https://other.example` });
-    const response = await app.inject({
-      method: 'POST',
-      url: '/api/external-register',
-      headers: { origin: allowed },
-      payload: buildPayload({ name, email: '', phone }, {}),
+describe.each(testBackends)('on $name', (backend) => {
+  describe('security headers', () => {
+    it.each([
+      ['a page', '/register/register-client'],
+      ['the API', '/api/health'],
+      ['a refusal', '/api/nowhere'],
+    ])('are sent on %s', async (_, url) => {
+      const { app } = await buildTestApp(backend);
+      const response = await app.inject({ url });
+      expect(response.headers['content-security-policy']).toBe(csp);
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
     });
-    expect(response.statusCode).toBe(201);
-    expect(response.headers['access-control-allow-origin']).toBe(allowed);
-    expect(response.headers['access-control-allow-credentials']).toBe('true');
-    expect(response.headers.vary).toContain('Origin');
   });
 
-  it('answers the preflight of a listed origin', async () => {
-    const { app } = await buildTestApp({ CORS_ORIGINS: allowed });
-    const response = await app.inject({
-      method: 'OPTIONS',
-      url: '/api/external-register',
-      headers: {
-        origin: allowed,
-        'access-control-request-method': 'POST',
-        'access-control-request-headers': 'content-type',
-      },
-    });
-    expect(response.statusCode).toBe(204);
-    expect(response.headers['access-control-allow-origin']).toBe(allowed);
-    expect(response.headers['access-control-allow-methods']).toBe('POST');
-  });
+  describe('CORS', () => {
+    const allowed = 'https://app.example.com';
 
-  it.each([
-    ['an unlisted origin', 'https://evil.example'],
-    ['the null origin', 'null'],
-    ['a look-alike suffix', 'https://app.example.com.evil.example'],
-    ['a look-alike prefix', 'https://evilapp.example.com'],
-    ['another scheme', 'http://app.example.com'],
-  ])('never allows %s', async (_, origin) => {
-    const { app } = await buildTestApp({ CORS_ORIGINS: allowed });
-    for (const method of ['POST', 'OPTIONS'] as const) {
-      const response = await app.inject({
-        method,
-        url: '/api/external-register',
-        headers: { origin, 'access-control-request-method': 'POST' },
-        payload: method === 'POST' ? buildPayload({ name, email: '', phone }, {}) : undefined,
+    it('lets a listed origin call the API with credentials', async () => {
+      const { app } = await buildTestApp(backend, {
+        CORS_ORIGINS: `${allowed}, https://other.example`,
       });
-      expect(response.headers['access-control-allow-origin']).toBeUndefined();
-      expect(response.headers.vary).toContain('Origin');
-    }
-  });
-
-  it('allows no origin at all by default', async () => {
-    const { app } = await buildTestApp();
-    const response = await app.inject({
-      url: '/api/health',
-      headers: { origin: 'http://127.0.0.1:3000' },
-    });
-    expect(response.headers['access-control-allow-origin']).toBeUndefined();
-  });
-});
-
-describe('GET /api/health', () => {
-  it('answers 200 while the database answers, 503 once it is gone', async () => {
-    const { app } = await buildTestApp();
-    const healthy = await app.inject({ url: '/api/health' });
-    expect(healthy.statusCode).toBe(200);
-    expect(healthy.json()).toEqual({ status: 'ok' });
-
-    await app.registrations.close();
-    const down = await app.inject({ url: '/api/health' });
-    expect(down.statusCode).toBe(503);
-    expect(down.json()).toEqual({ status: 'unavailable' });
-  });
-});
-
-describe('the log', () => {
-  it('never holds a name, phone number or e-mail, whatever the request', async () => {
-    const { app, log } = await buildTestApp({ LOG_LEVEL: 'trace' });
-    const valid = buildPayload({ name, email, phone }, { marketerId: '42' });
-    const post = (payload: string, contentType = 'application/json') =>
-      app.inject({
+      const response = await app.inject({
         method: 'POST',
         url: '/api/external-register',
-        headers: { 'content-type': contentType },
-        payload,
+        headers: { origin: allowed },
+        payload: buildPayload({ name, email: '', phone }, {}),
       });
+      expect(response.statusCode).toBe(201);
+      expect(response.headers['access-control-allow-origin']).toBe(allowed);
+      expect(response.headers['access-control-allow-credentials']).toBe('true');
+      expect(response.headers.vary).toContain('Origin');
+    });
 
-    const statuses = [
-      await post(JSON.stringify(valid)),
-      await post(JSON.stringify(valid)),
-      await post(JSON.stringify({ ...valid, phone: `${phone}0` })),
-      await post(JSON.stringify({ ...valid, email: `${email}@` })),
-      await post(JSON.stringify({ ...valid, extra: name })),
-      await post(`{"name":"${name}","phone":"${phone}","email":"${email}",`),
-      await post(JSON.stringify(valid), 'text/plain'),
-      await post(JSON.stringify({ ...valid, notes: 'x'.repeat(17_000) })),
-      await post(`{"name":"${name}","phone":"${phone}","__proto__":{"admin":true}}`),
-    ].map((response) => response.statusCode);
-    await app.registrations.close();
-    statuses.push((await post(JSON.stringify({ ...valid, phone: '966500000000' }))).statusCode);
+    it('answers the preflight of a listed origin', async () => {
+      const { app } = await buildTestApp(backend, { CORS_ORIGINS: allowed });
+      const response = await app.inject({
+        method: 'OPTIONS',
+        url: '/api/external-register',
+        headers: {
+          origin: allowed,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type',
+        },
+      });
+      expect(response.statusCode).toBe(204);
+      expect(response.headers['access-control-allow-origin']).toBe(allowed);
+      expect(response.headers['access-control-allow-methods']).toBe('POST');
+    });
 
-    expect(statuses).toEqual([201, 201, 400, 400, 400, 400, 415, 413, 400, 500]);
-    const text = log();
-    expect(text).toContain('registration refused: invalid fields');
-    expect(text).toContain('unexpected error');
-    for (const secret of [name, phone, '966500000000', email, `${phone}0`]) {
-      expect(text).not.toContain(secret);
-    }
+    it.each([
+      ['an unlisted origin', 'https://evil.example'],
+      ['the null origin', 'null'],
+      ['a look-alike suffix', 'https://app.example.com.evil.example'],
+      ['a look-alike prefix', 'https://evilapp.example.com'],
+      ['another scheme', 'http://app.example.com'],
+    ])('never allows %s', async (_, origin) => {
+      const { app } = await buildTestApp(backend, { CORS_ORIGINS: allowed });
+      for (const method of ['POST', 'OPTIONS'] as const) {
+        const response = await app.inject({
+          method,
+          url: '/api/external-register',
+          headers: { origin, 'access-control-request-method': 'POST' },
+          payload: method === 'POST' ? buildPayload({ name, email: '', phone }, {}) : undefined,
+        });
+        expect(response.headers['access-control-allow-origin']).toBeUndefined();
+        expect(response.headers.vary).toContain('Origin');
+      }
+    });
+
+    it('allows no origin at all by default', async () => {
+      const { app } = await buildTestApp(backend);
+      const response = await app.inject({
+        url: '/api/health',
+        headers: { origin: 'http://127.0.0.1:3000' },
+      });
+      expect(response.headers['access-control-allow-origin']).toBeUndefined();
+    });
   });
-});
 
-describe('unknown paths', () => {
-  it.each(['/elsewhere', '/api/nowhere', '/favicon.ico'])('%s answers 404 JSON', async (url) => {
-    const { app } = await buildTestApp();
-    const response = await app.inject({ url });
-    expect(response.statusCode).toBe(404);
-    expect(response.json()).toEqual({ error: ar.errorBadRequest });
+  describe('GET /api/health', () => {
+    it('answers 200 while the database answers, 503 once it is gone', async () => {
+      const { app } = await buildTestApp(backend);
+      const healthy = await app.inject({ url: '/api/health' });
+      expect(healthy.statusCode).toBe(200);
+      expect(healthy.json()).toEqual({ status: 'ok' });
+
+      await app.registrations.close();
+      const down = await app.inject({ url: '/api/health' });
+      expect(down.statusCode).toBe(503);
+      expect(down.json()).toEqual({ status: 'unavailable' });
+    });
+  });
+
+  describe('the log', () => {
+    it('never holds a name, phone number or e-mail, whatever the request', async () => {
+      const { app, log } = await buildTestApp(backend, { LOG_LEVEL: 'trace' });
+      const valid = buildPayload({ name, email, phone }, { marketerId: '42' });
+      const post = (payload: string, contentType = 'application/json') =>
+        app.inject({
+          method: 'POST',
+          url: '/api/external-register',
+          headers: { 'content-type': contentType },
+          payload,
+        });
+
+      const statuses = [
+        await post(JSON.stringify(valid)),
+        await post(JSON.stringify(valid)),
+        await post(JSON.stringify({ ...valid, phone: `${phone}0` })),
+        await post(JSON.stringify({ ...valid, email: `${email}@` })),
+        await post(JSON.stringify({ ...valid, extra: name })),
+        await post(`{"name":"${name}","phone":"${phone}","email":"${email}",`),
+        await post(JSON.stringify(valid), 'text/plain'),
+        await post(JSON.stringify({ ...valid, notes: 'x'.repeat(17_000) })),
+        await post(`{"name":"${name}","phone":"${phone}","__proto__":{"admin":true}}`),
+      ].map((response) => response.statusCode);
+      await app.registrations.close();
+      statuses.push((await post(JSON.stringify({ ...valid, phone: '966500000000' }))).statusCode);
+
+      expect(statuses).toEqual([201, 201, 400, 400, 400, 400, 415, 413, 400, 500]);
+      const text = log();
+      expect(text).toContain('registration refused: invalid fields');
+      expect(text).toContain('unexpected error');
+      for (const secret of [name, phone, '966500000000', email, `${phone}0`]) {
+        expect(text).not.toContain(secret);
+      }
+    });
+  });
+
+  describe('unknown paths', () => {
+    it.each(['/elsewhere', '/api/nowhere', '/favicon.ico'])('%s answers 404 JSON', async (url) => {
+      const { app } = await buildTestApp(backend);
+      const response = await app.inject({ url });
+      expect(response.statusCode).toBe(404);
+      expect(response.json()).toEqual({ error: ar.errorBadRequest });
+    });
   });
 });

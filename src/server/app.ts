@@ -1,6 +1,7 @@
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
+import underPressure from '@fastify/under-pressure';
 import Fastify, { type FastifyError, type FastifyServerOptions } from 'fastify';
 import {
   hasZodFastifySchemaValidationErrors,
@@ -9,19 +10,23 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { ar } from '../domain/catalogue';
-import { openDatabase } from './db/database';
+import { DatabaseUnavailableError, describeError, openDatabase } from './db/database';
 import { migrateToLatest } from './db/migrate';
 import type { Config } from './env';
 import { pages } from './pages';
+import { openRedis } from './redis';
 import {
   createRegistrationRepository,
   type RegistrationRepository,
 } from './registrations/registration-repository';
 import { registrationRoutes } from './registrations/registration-routes';
+import { createVisitCounter, type VisitCounter } from './visits/visit-counter';
+import { createVisitRepository } from './visits/visit-repository';
 
 declare module 'fastify' {
   interface FastifyInstance {
     registrations: RegistrationRepository;
+    visits: VisitCounter;
   }
 }
 
@@ -33,8 +38,14 @@ export interface BuildOptions extends Pick<
 > {
   /** Merged over the defaults (a test passes a stream to read the log); redaction always applies. */
   logger?: LoggerOptions | false;
-  /** The clock of the 24-hour duplicate rule; tests move it instead of waiting. */
+  /** The clock of the 24-hour duplicate rule and of the visits' days; tests move it. */
   now?: () => Date;
+  /**
+   * Sheds load (503 with Retry-After) while the event loop lags more than this many ms; main.ts
+   * sets it. Off by default: a test process injecting hundreds of requests at once lags too,
+   * with no client waiting.
+   */
+  maxEventLoopDelay?: number;
 }
 
 // Defence in depth: nothing logs bodies, but if one ever does, these never reach a log line.
@@ -43,13 +54,16 @@ const redact = {
   censor: '[redacted]',
 };
 
+/** What a shed request is told to wait before trying again. */
+export const underPressureRetryAfterSeconds = 5;
+
 // Fastify takes a hop count at run time but its types do not; this is what it does with one.
 function trustHops(count: number) {
   return (_address: string, hop: number) => hop < count;
 }
 
 export async function buildApp(config: Config, options: BuildOptions = {}) {
-  const { logger, now = () => new Date(), ...timeouts } = options;
+  const { logger, now = () => new Date(), maxEventLoopDelay = 0, ...timeouts } = options;
   const app = Fastify({
     logger: logger === false ? false : { level: config.logLevel, ...logger, redact },
     trustProxy:
@@ -57,6 +71,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     bodyLimit: 16 * 1024,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
+    // While closing, a request on a kept-alive connection is still served (with Connection:
+    // close) rather than refused with Fastify's own 503, whose English text the form would show.
+    return503OnClosing: false,
     ...timeouts,
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -65,11 +82,38 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   // Only application/json is a registration; text/plain would otherwise be parsed too.
   app.removeContentTypeParser('text/plain');
 
-  const db = openDatabase(config.database);
-  await migrateToLatest(db);
-  const repository = createRegistrationRepository(db);
+  const database = openDatabase(config.database, (error) =>
+    app.log.warn({ err: error }, 'an idle database connection was lost; the pool opens anew'),
+  );
+  // A database that does not answer at start-up stops the start, with one clear line: the
+  // schema cannot be known to be current, and the supervisor (systemd, the orchestrator)
+  // restarts the instance. Once started, an outage is answered 503 until it ends.
+  try {
+    await migrateToLatest(database);
+  } catch (error) {
+    await database.close();
+    throw new Error(
+      `The database (${database.where}) could not be migrated at start-up: ${describeError(error)}`,
+      { cause: error },
+    );
+  }
+  const repository = createRegistrationRepository(database);
   app.decorate('registrations', repository);
-  app.addHook('onClose', async () => repository.close());
+  const visits = createVisitCounter(createVisitRepository(database), { now, log: app.log });
+  app.decorate('visits', visits);
+  // The last visits are written before the database closes.
+  app.addHook('onClose', async () => {
+    await visits.close();
+    await repository.close();
+  });
+
+  const redis =
+    config.redisUrl === undefined
+      ? undefined
+      : openRedis(config.redisUrl, (error) =>
+          app.log.warn({ err: error }, 'the rate-limit store (Redis) does not answer'),
+        );
+  app.addHook('onClose', async () => redis?.disconnect());
 
   // Every refusal is JSON with Arabic text from the catalogue. The log gets the code and, for
   // validation, the failing paths: never error messages below 500, since a JSON syntax error
@@ -82,6 +126,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
       }));
       request.log.info({ fields }, 'registration refused: invalid fields');
       return reply.code(400).send({ error: ar.errorInvalid });
+    }
+    if (error instanceof DatabaseUnavailableError) {
+      request.log.error({ err: error }, 'database unavailable');
+      return reply.code(503).send({ error: ar.errorGeneric });
     }
     const status = error.statusCode ?? 500;
     if (status === 429) return reply.code(429).send({ error: ar.errorTooManyRequests });
@@ -110,6 +158,31 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
       },
     },
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+    // The same as frame-ancestors 'none', for browsers that only know X-Frame-Options.
+    frameguard: { action: 'deny' },
+  });
+
+  // Load shedding: once the event loop lags maxEventLoopDelay behind, a request is answered 503
+  // at once (with Retry-After and the Arabic "try again shortly") instead of joining a queue
+  // that only grows until clients time out. Event-loop delay measures that queue; utilisation
+  // does not: a synchronous SQLite commit counts as busy, and on a shared 2-core machine one
+  // client sending sign-ups one after another already reads 0.9. Registered after helmet, so
+  // the 503 carries the security headers. The figures are in docs/reliability.md.
+  await app.register(underPressure, {
+    maxEventLoopDelay,
+    // Sampled twice a second: shedding starts and stops within half a second, and the slow
+    // first requests of a cold start do not weigh enough in the mean to shed anything.
+    sampleInterval: 500,
+    // Only the API sheds: a page or asset refused half-way would leave a visitor a page that
+    // never comes to life, and serving them is cheap. Returning without an answer lets a
+    // request through; a sent answer ends it.
+    pressureHandler: (request, reply) => {
+      if (!request.url.startsWith('/api/')) return;
+      void reply
+        .code(503)
+        .header('retry-after', underPressureRetryAfterSeconds)
+        .send({ error: ar.errorTooManyRequests });
+    },
   });
 
   await app.register(
@@ -120,7 +193,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
         credentials: true,
         methods: ['POST'],
       });
-      await api.register(rateLimit, { global: false });
+      await api.register(rateLimit, {
+        global: false,
+        // With Redis, every instance counts against the same keys; without, each counts alone.
+        redis,
+        nameSpace: 'tasjeel-rate-limit:',
+        // Fail open: when Redis is down, sign-ups go on without a limit rather than fail.
+        skipOnError: true,
+      });
 
       api.get('/health', async (request, reply) => {
         try {
@@ -140,6 +220,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     { prefix: '/api' },
   );
 
-  await app.register(pages, { distDir: config.distDir, siteUrl: config.siteUrl });
+  await app.register(pages, {
+    distDir: config.distDir,
+    siteUrl: config.siteUrl,
+    publicUrl: config.publicUrl,
+    visits,
+  });
   return app;
 }

@@ -8,12 +8,23 @@ describe('loadConfig', () => {
       port: 3000,
       host: '127.0.0.1',
       database: { kind: 'sqlite', file: resolve('data/registrations.db') },
+      redisUrl: undefined,
       corsOrigins: [],
       trustProxy: false,
       rateLimitPerMinute: 120,
       logLevel: 'info',
       siteUrl: undefined,
+      publicUrl: undefined,
+      distDir: resolve('dist'),
     });
+  });
+
+  it.each([
+    ['https://tasjeel.example', 'https://tasjeel.example'],
+    ['https://tasjeel.example/', 'https://tasjeel.example'],
+    ['http://127.0.0.1:3000', 'http://127.0.0.1:3000'],
+  ])('reads PUBLIC_URL=%s as the origin %s', (value, origin) => {
+    expect(loadConfig({ PUBLIC_URL: value }).publicUrl).toBe(origin);
   });
 
   it('reads every variable, and treats an empty one as unset', () => {
@@ -26,6 +37,7 @@ describe('loadConfig', () => {
       RATE_LIMIT_PER_MINUTE: '30',
       LOG_LEVEL: 'warn',
       SITE_URL: '',
+      DIST_DIR: 'build/dist',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -36,7 +48,31 @@ describe('loadConfig', () => {
       rateLimitPerMinute: 30,
       logLevel: 'warn',
       siteUrl: undefined,
+      distDir: resolve('build/dist'),
     });
+  });
+
+  it.each(['postgres', 'postgresql'])(
+    'reads a %s:// URL, its pool size and REDIS_URL',
+    (scheme) => {
+      const url = `${scheme}://tasjeel:secret@db.internal:5432/tasjeel?sslmode=require`;
+      expect(loadConfig({ DATABASE_URL: url })).toMatchObject({
+        database: { kind: 'postgres', url, poolSize: 10 },
+      });
+      const config = loadConfig({
+        DATABASE_URL: url,
+        DATABASE_POOL_SIZE: '25',
+        REDIS_URL: 'redis://cache.internal:6379/2',
+      });
+      expect(config.database).toEqual({ kind: 'postgres', url, poolSize: 25 });
+      expect(config.redisUrl).toBe('redis://cache.internal:6379/2');
+    },
+  );
+
+  it('never quotes a refused DATABASE_URL, which may hold a password', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://tasjeel:s3cret@db/tasjeel' })).toThrow(
+      /^(?![^]*s3cret)[^]*DATABASE_URL/,
+    );
   });
 
   it.each([
@@ -50,8 +86,13 @@ describe('loadConfig', () => {
   it.each([
     ['PORT', 'eighty'],
     ['PORT', '70000'],
-    ['DATABASE_URL', 'postgres://localhost/tasjeel'],
+    ['DATABASE_URL', 'mysql://localhost/tasjeel'],
+    ['DATABASE_URL', 'postgres://[db/tasjeel'],
     ['DATABASE_URL', 'sqlite:'],
+    ['DATABASE_POOL_SIZE', '0'],
+    ['DATABASE_POOL_SIZE', 'ten'],
+    ['REDIS_URL', 'localhost:6379'],
+    ['REDIS_URL', 'http://cache.internal'],
     ['CORS_ORIGINS', '*'],
     ['CORS_ORIGINS', 'null'],
     ['CORS_ORIGINS', 'https://a.example/'],
@@ -60,6 +101,11 @@ describe('loadConfig', () => {
     ['RATE_LIMIT_PER_MINUTE', '0'],
     ['LOG_LEVEL', 'verbose'],
     ['SITE_URL', 'javascript:alert(1)'],
+    ['PUBLIC_URL', 'tasjeel.example'],
+    ['PUBLIC_URL', 'ftp://tasjeel.example'],
+    ['PUBLIC_URL', 'https://tasjeel.example/register'],
+    ['PUBLIC_URL', 'https://tasjeel.example/?a=1'],
+    ['PUBLIC_URL', 'https://user:pass@tasjeel.example'],
   ])('refuses %s=%s, naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(
       new RegExp(`Invalid environment:\\n  ${name}`),

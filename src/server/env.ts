@@ -7,20 +7,37 @@ const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-export type DatabaseConfig = { kind: 'sqlite'; file: string };
+export type DatabaseConfig =
+  { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; poolSize: number };
 export type TrustProxy = boolean | number | string[];
 
-function parseDatabaseUrl(url: string, ctx: z.RefinementCtx): DatabaseConfig {
+type DatabaseUrl = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+
+// The messages never quote the value: a PostgreSQL URL may hold a password.
+function parseDatabaseUrl(url: string, ctx: z.RefinementCtx): DatabaseUrl {
   if (url === 'sqlite::memory:') return { kind: 'sqlite', file: ':memory:' };
   if (url.startsWith('sqlite:') && url.length > 'sqlite:'.length) {
     return { kind: 'sqlite', file: resolve(url.slice('sqlite:'.length)) };
   }
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    if (URL.canParse(url)) return { kind: 'postgres', url };
+    ctx.addIssue({
+      code: 'custom',
+      message: 'is not a valid postgres://user:password@host:port/database URL',
+    });
+    return z.NEVER;
+  }
   ctx.addIssue({
     code: 'custom',
-    message: 'expected sqlite:<path> or sqlite::memory: (PostgreSQL is not supported yet)',
+    message:
+      'expected sqlite:<path>, sqlite::memory: or postgres://user:password@host:port/database',
   });
   return z.NEVER;
 }
+
+const redisUrl = z.string().refine((value) => /^rediss?:\/\//.test(value) && URL.canParse(value), {
+  message: 'expected redis://[user:password@]host[:port][/db] (or rediss:// for TLS)',
+});
 
 // An origin is exactly scheme://host[:port]; anything else (a path, '*', 'null') is refused
 // so that CORS can only ever echo an origin that was written here on purpose.
@@ -29,6 +46,19 @@ const origin = z
   .refine((value) => URL.canParse(value) && new URL(value).origin === value, {
     message: 'each origin must be exactly scheme://host[:port], with no path or trailing slash',
   });
+
+// This server's public address, for the absolute URLs of link previews (og:url, og:image). An
+// origin with any path is refused: the pages live under /register/ whatever the host.
+const publicUrl = z
+  .string()
+  .refine(
+    (value) =>
+      URL.canParse(value) &&
+      /^https?:$/.test(new URL(value).protocol) &&
+      value.replace(/\/$/, '') === new URL(value).origin,
+    { message: 'expected the origin of the site, such as https://example.com (no path)' },
+  )
+  .transform((value) => new URL(value).origin);
 
 const trustProxy = z.string().transform((value, ctx): TrustProxy => {
   if (value === 'true') return true;
@@ -47,6 +77,11 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('127.0.0.1'),
   DATABASE_URL: z.string().default('sqlite:./data/registrations.db').transform(parseDatabaseUrl),
+  // Connections per instance (PostgreSQL only): the instances together must stay under the
+  // server's max_connections (100 by default), less what the export and admin tools need.
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
+  // When set, the rate-limit counters live in Redis, so that every instance counts together.
+  REDIS_URL: redisUrl.optional(),
   CORS_ORIGINS: z
     .string()
     .default('')
@@ -66,17 +101,30 @@ const envSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
   LOG_LEVEL: z.enum(logLevels).default('info'),
   SITE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  PUBLIC_URL: publicUrl.optional(),
+  // Where `npm run build` put the pages; tests and benchmarks point it at a fixture build.
+  DIST_DIR: z
+    .string()
+    .default(resolve(repoRoot, 'dist'))
+    .transform((dir) => resolve(dir)),
 });
 
 export interface Config {
   port: number;
   host: string;
   database: DatabaseConfig;
+  /** Shares the rate-limit counters between instances; without it each counts in memory. */
+  redisUrl: string | undefined;
   corsOrigins: string[];
   trustProxy: TrustProxy;
   rateLimitPerMinute: number;
   logLevel: (typeof logLevels)[number];
   siteUrl: string | undefined;
+  /**
+   * The origin link previews name (https://host[:port]); when unset, each page names the origin
+   * it was asked for (the protocol and Host, as forwarded when TRUST_PROXY allows).
+   */
+  publicUrl: string | undefined;
   /** Where `npm run build` puts the pages: web/ (client) and ssr/ (the render module). */
   distDir: string;
 }
@@ -96,12 +144,17 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   return {
     port: parsed.PORT,
     host: parsed.HOST,
-    database: parsed.DATABASE_URL,
+    database:
+      parsed.DATABASE_URL.kind === 'postgres'
+        ? { ...parsed.DATABASE_URL, poolSize: parsed.DATABASE_POOL_SIZE }
+        : parsed.DATABASE_URL,
+    redisUrl: parsed.REDIS_URL,
     corsOrigins: parsed.CORS_ORIGINS,
     trustProxy: parsed.TRUST_PROXY,
     rateLimitPerMinute: parsed.RATE_LIMIT_PER_MINUTE,
     logLevel: parsed.LOG_LEVEL,
     siteUrl: parsed.SITE_URL,
-    distDir: resolve(repoRoot, 'dist'),
+    publicUrl: parsed.PUBLIC_URL,
+    distDir: parsed.DIST_DIR,
   };
 }

@@ -6,7 +6,7 @@ import { buildNotes } from '../domain/notes';
 import { buildPayload } from '../domain/registration';
 import { exportFields, formatRegistrations, runExport } from './export';
 import type { StoredRegistration } from './registrations/registration-repository';
-import { buildTestApp } from './test-helpers';
+import { buildTestApp, testBackends } from './test-helpers';
 
 const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
 const run = promisify(execFile);
@@ -102,42 +102,56 @@ describe('runExport', () => {
     expect(code).toBe(1);
     expect(message).toContain('No database at /nonexistent/tasjeel/registrations.db');
   });
+
+  it('says so in one line, exit code 1, when PostgreSQL does not answer', async () => {
+    let message = '';
+    const env = { DATABASE_URL: 'postgres://tasjeel:s3cret@127.0.0.1:1/tasjeel' };
+    const code = await runExport(['--format', 'csv'], env, {
+      ...quiet,
+      err: (text) => (message += text),
+    });
+    expect(code).toBe(1);
+    expect(message).toMatch(/^Could not read the registrations: .*ECONNREFUSED.*\n$/);
+    expect(message).not.toContain('s3cret');
+  });
 });
 
-describe('npm run export', () => {
-  it('prints what the server stored, in both formats, from the same DATABASE_URL', async () => {
-    const { app, dbFile } = await buildTestApp();
-    const values = { name: 'سارة', email: '', phone: '966512345678' };
-    await app.inject({
-      method: 'POST',
-      url: '/api/external-register',
-      payload: buildPayload(values, { packageName: 'classic_reco' }),
-    });
-    const env = { ...process.env, DATABASE_URL: `sqlite:${dbFile}` };
+describe.each(testBackends)('on $name', (backend) => {
+  describe('npm run export', () => {
+    it('prints what the server stored, in both formats, from the same DATABASE_URL', async () => {
+      const { app, databaseUrl } = await buildTestApp(backend);
+      const values = { name: 'سارة', email: '', phone: '966512345678' };
+      await app.inject({
+        method: 'POST',
+        url: '/api/external-register',
+        payload: buildPayload(values, { packageName: 'classic_reco' }),
+      });
+      const env = { ...process.env, DATABASE_URL: databaseUrl };
 
-    const jsonl = await run(tsx, ['src/server/export.ts', '--format', 'jsonl'], { env });
-    expect(JSON.parse(jsonl.stdout)).toMatchObject({
-      name: values.name,
-      email: null,
-      notes: buildNotes({ packageName: 'classic_reco' }),
-      package_key: 'classic_reco',
-      source: 'general_link',
-    });
+      const jsonl = await run(tsx, ['src/server/export.ts', '--format', 'jsonl'], { env });
+      expect(JSON.parse(jsonl.stdout)).toMatchObject({
+        name: values.name,
+        email: null,
+        notes: buildNotes({ packageName: 'classic_reco' }),
+        package_key: 'classic_reco',
+        source: 'general_link',
+      });
 
-    const csv = await run(
-      tsx,
-      ['src/server/export.ts', '--format', 'csv', '--since', '2000-01-01'],
-      { env },
-    );
-    expect(csv.stdout.startsWith(`\uFEFF${exportFields.join(',')}\r\n`)).toBe(true);
-    expect(csv.stdout).toContain(`,${values.name},,${values.phone},`);
+      const csv = await run(
+        tsx,
+        ['src/server/export.ts', '--format', 'csv', '--since', '2000-01-01'],
+        { env },
+      );
+      expect(csv.stdout.startsWith(`\uFEFF${exportFields.join(',')}\r\n`)).toBe(true);
+      expect(csv.stdout).toContain(`,${values.name},,${values.phone},`);
 
-    const bad = await run(tsx, ['src/server/export.ts', '--format', 'pdf'], { env }).catch(
-      (error: { code: number; stderr: string }) => error,
-    );
-    expect(bad).toMatchObject({
-      code: 2,
-      stderr: expect.stringContaining('--format must be csv or jsonl'),
-    });
-  }, 30_000);
+      const bad = await run(tsx, ['src/server/export.ts', '--format', 'pdf'], { env }).catch(
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(bad).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining('--format must be csv or jsonl'),
+      });
+    }, 30_000);
+  });
 });

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { openDatabase } from './db/database';
+import { describeError, openDatabase, type OpenDatabase } from './db/database';
 import { migrateToLatest } from './db/migrate';
 import { loadConfig } from './env';
 import {
@@ -41,7 +41,7 @@ function toRecord(row: StoredRegistration): Record<(typeof exportFields)[number]
 
 // A cell starting with = + - @ (or a tab or carriage return) is run as a formula by Excel
 // and LibreOffice; a leading quote makes it text. https://owasp.org/www-community/attacks/CSV_Injection
-function csvCell(value: string | null): string {
+export function csvCell(value: string | null): string {
   if (value === null) return '';
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
@@ -61,7 +61,17 @@ export function formatRegistrations(rows: StoredRegistration[], format: ExportFo
   return `\uFEFF${lines.map((line) => `${line}\r\n`).join('')}`;
 }
 
-interface Output {
+/** The --since option of the command lines: an ISO date or date-time; throws when it is not. */
+export function parseSince(value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const since = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(since.getTime())) {
+    throw new Error(`--since must be an ISO date such as 2025-01-31, not "${value}"`);
+  }
+  return since;
+}
+
+export interface Output {
   out: (text: string) => void;
   err: (text: string) => void;
 }
@@ -85,17 +95,28 @@ export async function runExport(
       throw new Error('--format must be csv or jsonl');
     }
     format = values.format;
-    if (values.since !== undefined) {
-      since = new Date(values.since);
-      if (!/^\d{4}-\d{2}-\d{2}/.test(values.since) || Number.isNaN(since.getTime())) {
-        throw new Error(`--since must be an ISO date such as 2025-01-31, not "${values.since}"`);
-      }
-    }
+    since = parseSince(values.since);
   } catch (error) {
     err(`${(error as Error).message}\n${usage}\n`);
     return 2;
   }
 
+  return readDatabase(env, err, async (opened) => {
+    const rows = await createRegistrationRepository(opened).list({ since });
+    out(formatRegistrations(rows, format));
+  });
+}
+
+/**
+ * What the command lines share: opens DATABASE_URL (never creating a SQLite file that is not
+ * there), brings its schema up to date, runs `read`, closes; returns the exit code (2 for a bad
+ * variable, 1 for no database or a failed read, 0 otherwise).
+ */
+export async function readDatabase(
+  env: Record<string, string | undefined>,
+  err: Output['err'],
+  read: (database: OpenDatabase) => Promise<void>,
+): Promise<number> {
   let config;
   try {
     config = loadConfig(env);
@@ -103,22 +124,25 @@ export async function runExport(
     err(`${(error as Error).message}\n`);
     return 2;
   }
-  const { file } = config.database;
-  // Exporting must not create an empty database where the server's one was expected.
-  if (file !== ':memory:' && !existsSync(file)) {
+  const { database } = config;
+  // Reading must not create an empty database where the server's one was expected.
+  if (database.kind === 'sqlite' && database.file !== ':memory:' && !existsSync(database.file)) {
     err(
-      `No database at ${file} (DATABASE_URL); start the server once, or point DATABASE_URL at it.\n`,
+      `No database at ${database.file} (DATABASE_URL); start the server once, or point DATABASE_URL at it.\n`,
     );
     return 1;
   }
-  const db = openDatabase(config.database);
+  const opened = openDatabase(database);
   try {
-    await migrateToLatest(db);
-    const rows = await createRegistrationRepository(db).list({ since });
-    out(formatRegistrations(rows, format));
+    // The statements are prepared against the current schema, so the migrations come first.
+    await migrateToLatest(opened);
+    await read(opened);
     return 0;
+  } catch (error) {
+    err(`Could not read the registrations: ${describeError(error)}\n`);
+    return 1;
   } finally {
-    await db.destroy();
+    await opened.close();
   }
 }
 

@@ -1,92 +1,139 @@
 import { brotliDecompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ar } from '../domain/catalogue';
-import { buildTestApp, fixtureForm, fixtureHead, fixtureScript } from './test-helpers';
+import {
+  buildTestApp,
+  fixtureForm,
+  fixtureHead,
+  fixtureOgUrl,
+  fixtureScript,
+  testBackends,
+} from './test-helpers';
 
 const asset = '/register/assets/app-abc123.js';
 
-describe('static files under /register/', () => {
-  it('serves hashed assets as immutable', async () => {
-    const { app } = await buildTestApp();
-    const response = await app.inject({ url: asset });
-    expect(response.statusCode).toBe(200);
-    expect(response.headers['content-type']).toMatch(/javascript/);
-    expect(response.headers['cache-control']).toBe('public, max-age=31536000, immutable');
-    expect(response.headers['content-encoding']).toBeUndefined();
-    expect(response.body).toBe(fixtureScript);
+describe.each(testBackends)('on $name', (backend) => {
+  describe('static files under /register/', () => {
+    it('serves hashed assets as immutable', async () => {
+      const { app } = await buildTestApp(backend);
+      const response = await app.inject({ url: asset });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toMatch(/javascript/);
+      expect(response.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(response.headers['content-encoding']).toBeUndefined();
+      expect(response.body).toBe(fixtureScript);
+    });
+
+    it('sends the pre-compressed brotli file when the browser accepts it, gzip otherwise', async () => {
+      const { app } = await buildTestApp(backend);
+      const brotli = await app.inject({ url: asset, headers: { 'accept-encoding': 'gzip, br' } });
+      expect(brotli.headers['content-encoding']).toBe('br');
+      expect(brotli.headers['content-type']).toMatch(/javascript/);
+      expect(brotli.headers.vary).toContain('Accept-Encoding');
+      expect(brotliDecompressSync(brotli.rawPayload).toString()).toBe(fixtureScript);
+
+      const gzip = await app.inject({ url: asset, headers: { 'accept-encoding': 'gzip' } });
+      expect(gzip.headers['content-encoding']).toBe('gzip');
+    });
+
+    it('marks files without a hash no-cache', async () => {
+      const { app } = await buildTestApp(backend);
+      const response = await app.inject({ url: '/register/favicon.svg' });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['cache-control']).toBe('no-cache');
+    });
+
+    it('lets other sites show the link-preview image, and only that file', async () => {
+      const { app } = await buildTestApp(backend);
+      const image = await app.inject({ url: '/register/og-image.png' });
+      expect(image.statusCode).toBe(200);
+      expect(image.headers['content-type']).toBe('image/png');
+      expect(image.headers['cross-origin-resource-policy']).toBe('cross-origin');
+      const icon = await app.inject({ url: '/register/favicon.svg' });
+      expect(icon.headers['cross-origin-resource-policy']).toBe('same-origin');
+    });
+
+    it('never serves the raw template or a missing asset as a page', async () => {
+      const { app } = await buildTestApp(backend);
+      const template = await app.inject({ url: '/register/index.html' });
+      expect(template.body).not.toContain('<!--app-html-->');
+      expect(template.statusCode).toBe(404);
+
+      const missing = await app.inject({ url: '/register/assets/gone-123.js' });
+      expect(missing.statusCode).toBe(404);
+      expect(missing.json()).toEqual({ error: ar.errorBadRequest });
+    });
   });
 
-  it('sends the pre-compressed brotli file when the browser accepts it, gzip otherwise', async () => {
-    const { app } = await buildTestApp();
-    const brotli = await app.inject({ url: asset, headers: { 'accept-encoding': 'gzip, br' } });
-    expect(brotli.headers['content-encoding']).toBe('br');
-    expect(brotli.headers['content-type']).toMatch(/javascript/);
-    expect(brotli.headers.vary).toContain('Accept-Encoding');
-    expect(brotliDecompressSync(brotli.rawPayload).toString()).toBe(fixtureScript);
+  describe('server-rendered pages', () => {
+    it('renders a client route into the template, not cached', async () => {
+      const { app } = await buildTestApp(backend);
+      const response = await app.inject({ url: '/register/register-client' });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(response.headers['cache-control']).toBe('no-cache');
+      expect(response.body).toContain(`<head><meta charset="UTF-8">${fixtureHead}`);
+      expect(response.body).toContain(`<div id="root">${fixtureForm}</div>`);
+      expect(response.body).not.toContain('<!--app-');
+    });
 
-    const gzip = await app.inject({ url: asset, headers: { 'accept-encoding': 'gzip' } });
-    expect(gzip.headers['content-encoding']).toBe('gzip');
+    it('answers an unknown page with 404 and the page text', async () => {
+      const { app } = await buildTestApp(backend);
+      const response = await app.inject({ url: '/register/no-such-page' });
+      expect(response.statusCode).toBe(404);
+      expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(response.body).toContain(`<div id="root">${ar.notFound}</div>`);
+    });
+
+    it('answers HEAD like GET', async () => {
+      const { app } = await buildTestApp(backend);
+      const response = await app.inject({ method: 'HEAD', url: '/register/register-client' });
+      expect(response.statusCode).toBe(200);
+      expect(response.body).toBe('');
+    });
   });
 
-  it('marks files without a hash no-cache', async () => {
-    const { app } = await buildTestApp();
-    const response = await app.inject({ url: '/register/favicon.svg' });
-    expect(response.statusCode).toBe(200);
-    expect(response.headers['cache-control']).toBe('no-cache');
+  describe('the origin of link previews (og:url, og:image)', () => {
+    const path = '/register/marketer/42';
+
+    it('is PUBLIC_URL when set, whatever the Host', async () => {
+      const { app } = await buildTestApp(backend, { PUBLIC_URL: 'https://tasjeel.example/' });
+      const response = await app.inject({ url: path, headers: { host: 'evil.example' } });
+      expect(response.body).toContain(fixtureOgUrl(`https://tasjeel.example${path}`));
+    });
+
+    it("is the request's own origin otherwise, as forwarded when TRUST_PROXY allows", async () => {
+      const { app } = await buildTestApp(backend);
+      const direct = await app.inject({ url: path, headers: { host: 'tasjeel.example:8080' } });
+      expect(direct.body).toContain(fixtureOgUrl(`http://tasjeel.example:8080${path}`));
+
+      const forwarded = {
+        host: '10.0.0.5:3000',
+        'x-forwarded-proto': 'https',
+        'x-forwarded-host': 'tasjeel.example',
+      };
+      const untrusted = await app.inject({ url: path, headers: forwarded });
+      expect(untrusted.body).toContain(fixtureOgUrl(`http://10.0.0.5:3000${path}`));
+
+      const { app: proxied } = await buildTestApp(backend, { TRUST_PROXY: 'true' });
+      const trusted = await proxied.inject({ url: path, headers: forwarded });
+      expect(trusted.body).toContain(fixtureOgUrl(`https://tasjeel.example${path}`));
+    });
   });
 
-  it('never serves the raw template or a missing asset as a page', async () => {
-    const { app } = await buildTestApp();
-    const template = await app.inject({ url: '/register/index.html' });
-    expect(template.body).not.toContain('<!--app-html-->');
-    expect(template.statusCode).toBe(404);
+  describe('/', () => {
+    it('redirects to the registration form when no SITE_URL is set', async () => {
+      const { app } = await buildTestApp(backend);
+      const response = await app.inject({ url: '/' });
+      expect(response.statusCode).toBe(302);
+      expect(response.headers.location).toBe('/register/register-client');
+    });
 
-    const missing = await app.inject({ url: '/register/assets/gone-123.js' });
-    expect(missing.statusCode).toBe(404);
-    expect(missing.json()).toEqual({ error: ar.errorBadRequest });
-  });
-});
-
-describe('server-rendered pages', () => {
-  it('renders a client route into the template, not cached', async () => {
-    const { app } = await buildTestApp();
-    const response = await app.inject({ url: '/register/register-client' });
-    expect(response.statusCode).toBe(200);
-    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(response.headers['cache-control']).toBe('no-cache');
-    expect(response.body).toContain(`<head><meta charset="UTF-8">${fixtureHead}`);
-    expect(response.body).toContain(`<div id="root">${fixtureForm}</div>`);
-    expect(response.body).not.toContain('<!--app-');
-  });
-
-  it('answers an unknown page with 404 and the page text', async () => {
-    const { app } = await buildTestApp();
-    const response = await app.inject({ url: '/register/no-such-page' });
-    expect(response.statusCode).toBe(404);
-    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(response.body).toContain(`<div id="root">${ar.notFound}</div>`);
-  });
-
-  it('answers HEAD like GET', async () => {
-    const { app } = await buildTestApp();
-    const response = await app.inject({ method: 'HEAD', url: '/register/register-client' });
-    expect(response.statusCode).toBe(200);
-    expect(response.body).toBe('');
-  });
-});
-
-describe('/', () => {
-  it('redirects to the registration form when no SITE_URL is set', async () => {
-    const { app } = await buildTestApp();
-    const response = await app.inject({ url: '/' });
-    expect(response.statusCode).toBe(302);
-    expect(response.headers.location).toBe('/register/register-client');
-  });
-
-  it('redirects to SITE_URL when set', async () => {
-    const { app } = await buildTestApp({ SITE_URL: 'https://provider.example/' });
-    const response = await app.inject({ url: '/' });
-    expect(response.statusCode).toBe(302);
-    expect(response.headers.location).toBe('https://provider.example/');
+    it('redirects to SITE_URL when set', async () => {
+      const { app } = await buildTestApp(backend, { SITE_URL: 'https://provider.example/' });
+      const response = await app.inject({ url: '/' });
+      expect(response.statusCode).toBe(302);
+      expect(response.headers.location).toBe('https://provider.example/');
+    });
   });
 });

@@ -3,15 +3,23 @@ import { join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteAttribution } from '../domain/notes';
+import type { VisitCounter } from './visits/visit-counter';
 
-/** What the web build's dist/ssr/entry-server.js exports. */
+/** What the web build's dist/ssr/entry-server.js exports (src/web/entry-server.tsx). */
 interface RenderModule {
-  render(url: string): { html: string; head: string; status: 200 | 404 };
+  render(
+    url: string,
+    options: { origin: string },
+  ): { html: string; head: string; status: 200 | 404; form?: RouteAttribution };
 }
 
 export interface PagesOptions {
   distDir: string;
   siteUrl: string | undefined;
+  /** The origin of link previews' absolute URLs; without it, the request's own. */
+  publicUrl: string | undefined;
+  visits: VisitCounter;
 }
 
 const immutable = 'public, max-age=31536000, immutable';
@@ -38,8 +46,13 @@ async function loadBuild(distDir: string) {
 }
 
 /** The built pages under /register/: static assets, and every other path server-rendered. */
-export async function pages(app: FastifyInstance, { distDir, siteUrl }: PagesOptions) {
+export async function pages(
+  app: FastifyInstance,
+  { distDir, siteUrl, publicUrl, visits }: PagesOptions,
+) {
   const { webDir, template, render } = await loadBuild(distDir);
+  // The form a page showed, until its response is sent and the visit can be counted.
+  const formOf = new WeakMap<FastifyRequest, RouteAttribution>();
 
   // Static files may be answered brotli or gzip, so caches must key on Accept-Encoding.
   app.addHook('onRequest', async (_request, reply) => {
@@ -60,13 +73,19 @@ export async function pages(app: FastifyInstance, { distDir, siteUrl }: PagesOpt
       // Vite puts content-hashed names under assets/, so they never change; the rest may.
       const hashed = relative(webDir, path).startsWith(`assets${sep}`);
       response.setHeader('cache-control', hashed ? immutable : 'no-cache');
+      // The link-preview image is shown by other sites' pages too (web chat clients).
+      if (relative(webDir, path) === 'og-image.png') {
+        response.setHeader('cross-origin-resource-policy', 'cross-origin');
+      }
     },
   });
 
   async function renderPage(request: FastifyRequest, reply: FastifyReply) {
     // A missing script or stylesheet is a plain 404, not an HTML page.
     if (request.url.startsWith('/register/assets/')) return reply.callNotFound();
-    const { html, head, status } = render(request.url);
+    const origin = publicUrl ?? `${request.protocol}://${request.host}`;
+    const { html, head, status, form } = render(request.url, { origin });
+    if (form !== undefined) formOf.set(request, form);
     // Functions as replacements, so a '$&' in the page is not read as a pattern.
     const page = template
       .replace('<!--app-head-->', () => head)
@@ -77,8 +96,20 @@ export async function pages(app: FastifyInstance, { distDir, siteUrl }: PagesOpt
       .type('text/html; charset=utf-8')
       .send(page);
   }
-  app.get('/register', renderPage);
-  app.get('/register/*', renderPage);
+
+  // A visit is a form page sent whole (not HEAD, not an error), counted once it is sent, so
+  // that the page never waits on it; the counter leaves link-preview fetchers out.
+  async function countVisit(request: FastifyRequest, reply: FastifyReply) {
+    const form = formOf.get(request);
+    if (form === undefined || request.method !== 'GET' || reply.statusCode !== 200) return;
+    try {
+      visits.record({ ...form, ip: request.ip, userAgent: request.headers['user-agent'] });
+    } catch (error) {
+      request.log.warn({ err: error }, 'a page visit could not be counted');
+    }
+  }
+  app.get('/register', { onResponse: countVisit }, renderPage);
+  app.get('/register/*', { onResponse: countVisit }, renderPage);
 
   // '/' is the provider's site; standalone, 'back to the site' lands on SITE_URL or the form.
   app.get('/', async (_request, reply) =>

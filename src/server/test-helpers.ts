@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import SqliteDatabase from 'better-sqlite3';
+import { Client } from 'pg';
 import { onTestFinished } from 'vitest';
 import { compressDirectory } from '../../scripts/compress';
 import { ar } from '../domain/catalogue';
@@ -13,10 +15,19 @@ export const fixtureScript = `console.log(${JSON.stringify('x'.repeat(2000))});\
 export const fixtureHead = `<title>${ar.titleGeneric(ar.brandDefault)}</title>`;
 export const fixtureForm = `<h1>${ar.headingPrefix} ${ar.headingFreeTrial}</h1>`;
 
+// The four form routes of SPEC §2, for the fixture's render (the pages' own matching is richer).
+const fixtureFormRoutes =
+  /^\/register\/(?:register-client(?:\/([^/]+)(?:\/([^/]+))?)?|marketer\/([^/]+))$/;
+
+/** The og:url tag the fixture's form pages carry: the origin render was given, and the path. */
+export function fixtureOgUrl(url: string): string {
+  return `<meta property="og:url" content="${url}" />`;
+}
+
 /**
  * A stand-in for `npm run build`: the template with both slots, one hashed asset (with its
- * .br and .gz), one unhashed file and a render module that knows one route, so these tests
- * never depend on the web build.
+ * .br and .gz), one unhashed file and a render module that knows the form routes (with an
+ * og:url from the origin it is given), so these tests never depend on the web build.
  */
 export async function writeFixtureBuild(distDir: string): Promise<void> {
   await mkdir(join(distDir, 'web', 'assets'), { recursive: true });
@@ -30,15 +41,22 @@ export async function writeFixtureBuild(distDir: string): Promise<void> {
   );
   await writeFile(join(distDir, 'web', 'assets', 'app-abc123.js'), fixtureScript);
   await writeFile(join(distDir, 'web', 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+  await writeFile(join(distDir, 'web', 'og-image.png'), 'not really a PNG');
   await compressDirectory(join(distDir, 'web'));
   await writeFile(
     join(distDir, 'ssr', 'entry-server.js'),
-    `export function render(url) {
+    `export function render(url, { origin }) {
       const path = url.split('?')[0];
-      if (path === '/register/register-client') {
-        return { html: ${JSON.stringify(fixtureForm)}, head: ${JSON.stringify(fixtureHead)}, status: 200 };
+      const form = ${fixtureFormRoutes}.exec(path);
+      if (form) {
+        const [, packageName, marketerId = form[3]] = form.map((p) => p && decodeURIComponent(p));
+        const head = ${JSON.stringify(fixtureHead)} + fixtureOgUrl(origin + path);
+        return { html: ${JSON.stringify(fixtureForm)}, head, status: 200, form: { packageName, marketerId } };
       }
       return { html: ${JSON.stringify(ar.notFound)}, head: '', status: 404 };
+    }
+    function fixtureOgUrl(url) {
+      return '<meta property="og:url" content="' + url + '" />';
     }\n`,
   );
 }
@@ -55,17 +73,133 @@ export interface StoredRow {
   source: string | null;
 }
 
+export const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined;
+export const testRedisUrl = process.env.TEST_REDIS_URL || undefined;
+
+// CI must never go green by leaving PostgreSQL and Redis out: there, every server test file
+// that uses these helpers fails at once without them (.ci/run sets both).
+if (process.env.CI && (testDatabaseUrl === undefined || testRedisUrl === undefined)) {
+  throw new Error('CI is set: the server tests need TEST_DATABASE_URL and TEST_REDIS_URL');
+}
+
+export type DatabaseKind = 'sqlite' | 'postgres';
+
+/** What a test runs on: a database, and whether the rate limit counts in Redis. */
+export interface TestBackend {
+  name: string;
+  database: DatabaseKind;
+  redis: boolean;
+}
+
 /**
- * Builds the app on a fresh SQLite file and a fixture build in a temp dir, capturing its log;
- * all of it is closed and removed when the calling test ends.
+ * SQLite (with the in-memory rate limit) always; PostgreSQL, with Redis when TEST_REDIS_URL is
+ * set, whenever TEST_DATABASE_URL is: the two deployments of docs/deploying.md. Test files run
+ * their suite once for each, through `describe.each(testBackends)`.
+ */
+export const sqliteBackend: TestBackend = { name: 'SQLite', database: 'sqlite', redis: false };
+export const testBackends: TestBackend[] = [
+  sqliteBackend,
+  ...(testDatabaseUrl === undefined
+    ? []
+    : [
+        {
+          name: testRedisUrl === undefined ? 'PostgreSQL' : 'PostgreSQL and Redis',
+          database: 'postgres' as const,
+          redis: testRedisUrl !== undefined,
+        },
+      ]),
+];
+
+export interface TestDatabase {
+  /** A DATABASE_URL for the app, the export or a server process. */
+  url: string;
+  /** Every stored row, read through a connection of its own rather than the app's. */
+  rows(): Promise<StoredRow[]>;
+  /** Removes the database; call once whatever used it is closed. */
+  drop(): Promise<void>;
+}
+
+/** A unique name, for a PostgreSQL schema or a Redis key prefix. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}_${randomBytes(6).toString('hex')}`;
+}
+
+/**
+ * An empty database of its own: a temp SQLite file, or on PostgreSQL a fresh schema that the
+ * returned URL puts first on the search_path. A PostgreSQL that does not answer fails the test.
+ */
+export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
+  if (kind === 'sqlite') {
+    const dir = await mkdtemp(join(tmpdir(), 'tasjeel-db-'));
+    const file = join(dir, 'data', 'registrations.db');
+    return {
+      url: `sqlite:${file}`,
+      async rows() {
+        const db = new SqliteDatabase(file, { readonly: true });
+        try {
+          return db.prepare('select * from registrations order by created_at').all() as StoredRow[];
+        } finally {
+          db.close();
+        }
+      },
+      drop: () => rm(dir, { recursive: true, force: true }),
+    };
+  }
+
+  if (testDatabaseUrl === undefined) throw new Error('TEST_DATABASE_URL is not set');
+  const schema = uniqueName('tasjeel_test');
+  const admin = new Client({ connectionString: testDatabaseUrl, connectionTimeoutMillis: 5_000 });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  const url = new URL(testDatabaseUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: url.href,
+    async rows() {
+      const { rows } = await admin.query<StoredRow>(
+        `select * from ${schema}.registrations order by created_at`,
+      );
+      return rows;
+    },
+    async drop() {
+      try {
+        await admin.query(`drop schema ${schema} cascade`);
+      } finally {
+        await admin.end();
+      }
+    },
+  };
+}
+
+/** TEST_REDIS_URL with a key prefix of its own, so that no two tests share a counter. */
+export function testRedisUrlWithPrefix(): string {
+  if (testRedisUrl === undefined) throw new Error('TEST_REDIS_URL is not set');
+  const url = new URL(testRedisUrl);
+  url.searchParams.set('keyPrefix', `${uniqueName('tasjeel_test')}:`);
+  return url.href;
+}
+
+/**
+ * Builds the app on a fresh database of the backend's kind and a fixture build in a temp dir,
+ * capturing its log; all of it is closed and removed when the calling test ends.
  */
 export async function buildTestApp(
+  backend: TestBackend,
   env: Record<string, string> = {},
-  options: BuildOptions & { config?: Partial<Config> } = {},
+  options: BuildOptions & {
+    config?: Partial<Config>;
+    /** Changes the DATABASE_URL the app gets, e.g. to reach PostgreSQL through a proxy. */
+    rewriteDatabaseUrl?: (url: string) => string;
+  } = {},
 ) {
   const dir = await mkdtemp(join(tmpdir(), 'tasjeel-server-'));
+  const database = await createTestDatabase(backend.database);
+  // Hooks run last-registered first: the app closes before its database is dropped.
+  onTestFinished(async () => {
+    await database.drop();
+    await rm(dir, { recursive: true, force: true });
+  });
   const distDir = join(dir, 'dist');
-  const dbFile = join(dir, 'data', 'registrations.db');
   await writeFixtureBuild(distDir);
 
   const logLines: string[] = [];
@@ -75,27 +209,18 @@ export async function buildTestApp(
       done();
     },
   });
-  const { config: overrides, ...buildOptions } = options;
+  const { config: overrides, rewriteDatabaseUrl = (url) => url, ...buildOptions } = options;
   const config = {
-    ...loadConfig({ DATABASE_URL: `sqlite:${dbFile}`, ...env }),
+    ...loadConfig({
+      DATABASE_URL: rewriteDatabaseUrl(database.url),
+      ...(backend.redis ? { REDIS_URL: testRedisUrlWithPrefix() } : {}),
+      ...env,
+    }),
     distDir,
     ...overrides,
   };
   const app = await buildApp(config, { logger: { stream }, ...buildOptions });
-  onTestFinished(async () => {
-    await app.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  onTestFinished(() => app.close());
 
-  /** Every stored row, read through a connection of its own rather than the app's. */
-  function rows(): StoredRow[] {
-    const db = new SqliteDatabase(dbFile, { readonly: true });
-    try {
-      return db.prepare('select * from registrations order by created_at').all() as StoredRow[];
-    } finally {
-      db.close();
-    }
-  }
-
-  return { app, dir, dbFile, rows, log: () => logLines.join('') };
+  return { app, dir, databaseUrl: database.url, rows: database.rows, log: () => logLines.join('') };
 }

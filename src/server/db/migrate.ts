@@ -1,14 +1,39 @@
-import { Migrator, type Kysely, type Migration } from 'kysely';
+import { Migrator, sql, type Migration } from 'kysely';
+import type { OpenDatabase } from './database';
 import * as createRegistrations from './migrations/2025-11-21T2130-create-registrations';
+import * as createVisits from './migrations/2026-11-21T2220-create-visits';
 
 // Listed by hand rather than read from the folder, so the list works the same under tsx,
 // vitest and any bundler. Names sort by their timestamp; append new ones at the end.
 const migrations: Record<string, Migration> = {
   '2025-11-21T2130-create-registrations': createRegistrations,
+  '2026-11-21T2220-create-visits': createVisits,
 };
 
-export async function migrateToLatest<T>(db: Kysely<T>): Promise<void> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+// Kysely looks for its own tables in every schema unless told which one; naming the current
+// schema (the first of search_path) lets deployments that share a database by schema, as the
+// tests do, each keep their own migration history.
+async function currentSchema(database: OpenDatabase): Promise<string | undefined> {
+  if (database.kind !== 'postgres') return undefined;
+  const { rows } = await sql<{
+    schema: string | null;
+  }>`select current_schema() as schema`.execute(database.db);
+  const schema = rows[0]?.schema;
+  if (schema == null) throw new Error('no PostgreSQL schema of search_path exists');
+  return schema;
+}
+
+/**
+ * Brings the schema up to date. On PostgreSQL, instances starting at once take turns: the
+ * Migrator holds an advisory lock and migrates in one transaction, so the later ones find
+ * nothing left to do. SQLite serves a single instance, so it needs no such lock.
+ */
+export async function migrateToLatest(database: OpenDatabase): Promise<void> {
+  const migrator = new Migrator({
+    db: database.db,
+    migrationTableSchema: await currentSchema(database),
+    provider: { getMigrations: async () => migrations },
+  });
   const { error } = await migrator.migrateToLatest();
   if (error !== undefined) throw error;
 }

@@ -8,7 +8,7 @@ import { openSqlite } from './sqlite';
 describe('openSqlite', () => {
   it('creates the folder and opens the file for durable, patient writes', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tasjeel-sqlite-'));
-    const db = openSqlite(join(dir, 'nested', 'registrations.db'));
+    const { db } = openSqlite(join(dir, 'nested', 'registrations.db'));
     onTestFinished(async () => {
       await db.destroy();
       await rm(dir, { recursive: true, force: true });

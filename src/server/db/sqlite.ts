@@ -1,18 +1,38 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
+import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import type { Database, DatabaseHandle } from './database';
+
+export type SqliteDatabase = DatabaseHandle<'sqlite', BetterSqlite3.Database>;
+
+// Another process held the write lock past busy_timeout, or the disk failed or filled up: the
+// request may succeed later. Anything else (a closed handle, bad SQL) is a bug, answered 500.
+const unavailableCodes = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|PROTOCOL)/;
 
 /** Everything specific to SQLite lives here: the driver and the durability settings. */
-export function openSqlite<T>(file: string): Kysely<T> {
+export function openSqlite(file: string): SqliteDatabase {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const database = new SqliteDatabase(file);
+  const driver = new BetterSqlite3(file);
   // WAL lets the export read while the server writes; synchronous=FULL syncs the WAL on every
   // commit so an answered sign-up survives a power loss (NORMAL could lose the last ones).
-  database.pragma('journal_mode = WAL');
-  database.pragma('synchronous = FULL');
+  driver.pragma('journal_mode = WAL');
+  driver.pragma('synchronous = FULL');
   // A second process (the export) holding a lock makes writers wait instead of failing.
-  database.pragma('busy_timeout = 5000');
-  database.pragma('foreign_keys = ON');
-  return new Kysely<T>({ dialect: new SqliteDialect({ database }) });
+  driver.pragma('busy_timeout = 5000');
+  driver.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: driver }) });
+  return {
+    kind: 'sqlite',
+    where: `SQLite at ${file}`,
+    db,
+    driver,
+    isUnavailable: (error) =>
+      error instanceof BetterSqlite3.SqliteError && unavailableCodes.test(error.code),
+    close: async () => {
+      // Kysely closes the driver, but only once it has run a query; closing twice is harmless.
+      await db.destroy();
+      if (driver.open) driver.close();
+    },
+  };
 }

@@ -1,21 +1,18 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { buildNotes } from '../../domain/notes';
 import { openDatabase } from '../db/database';
 import { migrateToLatest } from '../db/migrate';
+import { loadConfig } from '../env';
+import { createTestDatabase, testBackends, type TestBackend } from '../test-helpers';
 import { createRegistrationRepository } from './registration-repository';
 
-async function openRepository() {
-  const dir = await mkdtemp(join(tmpdir(), 'tasjeel-repository-'));
-  const db = openDatabase({ kind: 'sqlite', file: join(dir, 'registrations.db') });
-  await migrateToLatest(db);
-  const repository = createRegistrationRepository(db);
-  onTestFinished(async () => {
-    await repository.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+async function openRepository({ database: kind }: TestBackend) {
+  const database = await createTestDatabase(kind);
+  onTestFinished(() => database.drop());
+  const opened = openDatabase(loadConfig({ DATABASE_URL: database.url }).database);
+  await migrateToLatest(opened);
+  const repository = createRegistrationRepository(opened);
+  onTestFinished(() => repository.close());
   return repository;
 }
 
@@ -27,42 +24,46 @@ const signUp = {
 };
 const now = new Date('2025-03-01T09:00:00.000Z');
 
-describe('the registration repository', () => {
-  it('keeps one row when 20 identical sign-ups are stored at once', async () => {
-    const repository = await openRepository();
-    const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
-        repository.register({ ...signUp, marketing_id: `m${i}` }, now),
-      ),
-    );
-
-    expect(results.filter((result) => result.created)).toHaveLength(1);
-    expect(new Set(results.map((result) => result.id)).size).toBe(1);
-    const rows = await repository.list();
-    expect(rows).toHaveLength(1);
-    expect(rows[0]?.marketingId).toBe('m0');
-  });
-
-  it('lists oldest first, from `since` on', async () => {
-    const repository = await openRepository();
-    const days = ['2025-03-01', '2025-03-02', '2025-03-03'];
-    for (const [i, day] of days.entries()) {
-      await repository.register(
-        { ...signUp, phone: `96650000000${i}` },
-        new Date(`${day}T12:00:00Z`),
+describe.each(testBackends)('on $name', (backend) => {
+  describe('the registration repository', () => {
+    it('keeps one row when 20 identical sign-ups are stored at once', async () => {
+      const repository = await openRepository(backend);
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          repository.register({ ...signUp, marketing_id: `m${i}` }, now),
+        ),
       );
-    }
 
-    expect((await repository.list()).map((row) => row.createdAt.slice(0, 10))).toEqual(days);
-    const since = await repository.list({ since: new Date('2025-03-02T00:00:00Z') });
-    expect(since.map((row) => row.phone)).toEqual(['966500000001', '966500000002']);
-    expect(since[0]).toMatchObject({ packageKey: 'premium_reco', source: 'marketer_link' });
-  });
+      expect(results.filter((result) => result.created)).toHaveLength(1);
+      expect(new Set(results.map((result) => result.id)).size).toBe(1);
+      const rows = await repository.list();
+      expect(rows).toHaveLength(1);
+      // The first to store wins: in call order on SQLite, the first to take the lock on PostgreSQL.
+      const first = results.findIndex((result) => result.created);
+      expect(rows[0]?.marketingId).toBe(`m${first}`);
+    });
 
-  it('answers ping while open and throws once closed', async () => {
-    const repository = await openRepository();
-    await expect(repository.ping()).resolves.toBeUndefined();
-    await repository.close();
-    await expect(repository.ping()).rejects.toThrow();
+    it('lists oldest first, from `since` on', async () => {
+      const repository = await openRepository(backend);
+      const days = ['2025-03-01', '2025-03-02', '2025-03-03'];
+      for (const [i, day] of days.entries()) {
+        await repository.register(
+          { ...signUp, phone: `96650000000${i}` },
+          new Date(`${day}T12:00:00Z`),
+        );
+      }
+
+      expect((await repository.list()).map((row) => row.createdAt.slice(0, 10))).toEqual(days);
+      const since = await repository.list({ since: new Date('2025-03-02T00:00:00Z') });
+      expect(since.map((row) => row.phone)).toEqual(['966500000001', '966500000002']);
+      expect(since[0]).toMatchObject({ packageKey: 'premium_reco', source: 'marketer_link' });
+    });
+
+    it('answers ping while open and throws once closed', async () => {
+      const repository = await openRepository(backend);
+      await expect(repository.ping()).resolves.toBeUndefined();
+      await repository.close();
+      await expect(repository.ping()).rejects.toThrow();
+    });
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ar } from '../../domain/catalogue';
 import { buildNotes, type RouteAttribution } from '../../domain/notes';
 import { buildPayload } from '../../domain/registration';
-import { buildTestApp } from '../test-helpers';
+import { buildTestApp, testBackends } from '../test-helpers';
 
 const url = '/api/external-register';
 const values = { name: 'سارة', email: '', phone: '966512345678' };
@@ -21,223 +21,228 @@ function manualClock() {
 
 const hour = 60 * 60 * 1000;
 
-describe('POST /api/external-register stores a sign-up', () => {
-  it.each<[string, RouteAttribution, string | null, string | null]>([
-    [
-      'package and marketer',
-      { packageName: 'premium_reco', marketerId: '42' },
-      'premium_reco',
-      '42',
-    ],
-    ['package only', { packageName: 'economy_portfolio' }, 'economy_portfolio', null],
-    ['marketer only', { marketerId: 'm-7' }, null, 'm-7'],
-    ['neither', {}, null, null],
-    ['an unknown package', { packageName: 'gold_plan' }, 'gold_plan', null],
-  ])('from a %s link', async (_, route, packageKey, marketingId) => {
-    const clock = manualClock();
-    const { app, rows } = await buildTestApp({}, { now: clock.now });
-    const response = await app.inject({
-      method: 'POST',
-      url,
-      payload: buildPayload(values, route),
-    });
-
-    expect(response.statusCode).toBe(201);
-    const { id } = response.json<{ id: string }>();
-    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(rows()).toEqual([
-      {
-        id,
-        created_at: start.toISOString(),
-        name: values.name,
-        email: null,
-        phone: values.phone,
-        notes: buildNotes(route),
-        marketing_id: marketingId,
-        package_key: packageKey,
-        source: route.marketerId === undefined ? 'general_link' : 'marketer_link',
-      },
-    ]);
-  });
-
-  it('trims the name, keeps the e-mail and stores a numeric marketing_id as text', async () => {
-    const { app, rows } = await buildTestApp();
-    const payload = {
-      ...buildPayload(
-        { ...values, name: '  سارة  ', email: 'sara@example.com' },
-        { marketerId: '9' },
-      ),
-      marketing_id: 9,
-    };
-    expect((await app.inject({ method: 'POST', url, payload })).statusCode).toBe(201);
-    expect(rows()).toMatchObject([{ name: 'سارة', email: 'sara@example.com', marketing_id: '9' }]);
-  });
-
-  it('stores notes it did not build, without a package or source', async () => {
-    const { app, rows } = await buildTestApp();
-    const payload = { ...values, notes: 'hello' };
-    expect((await app.inject({ method: 'POST', url, payload })).statusCode).toBe(201);
-    expect(rows()).toMatchObject([{ notes: 'hello', package_key: null, source: null }]);
-  });
-});
-
-describe('refusals', () => {
-  const payload = buildPayload(values, {});
-  const valid = JSON.stringify(payload);
-  const body = (change: object) => JSON.stringify({ ...payload, ...change });
-  const json = 'application/json';
-  const form = 'application/x-www-form-urlencoded';
-  const poisoned = (key: string) => valid.replace('{', `{"${key}":{"prototype":{"isAdmin":true}},`);
-
-  it.each([
-    ['a bad phone', body({ phone: '0512345678' }), json, 400, ar.errorInvalid],
-    ['a blank name', body({ name: '   ' }), json, 400, ar.errorInvalid],
-    ['an unknown key', body({ admin: true }), json, 400, ar.errorInvalid],
-    ['a JSON array', '[]', json, 400, ar.errorInvalid],
-    ['malformed JSON', valid.slice(0, -1), json, 400, ar.errorBadRequest],
-    ['an empty JSON body', '', json, 400, ar.errorBadRequest],
-    ['text/plain', valid, 'text/plain', 415, ar.errorBadRequest],
-    ['a form post', 'name=x&phone=966512345678', form, 415, ar.errorBadRequest],
-    ['a body over 16 KiB', body({ notes: 'n'.repeat(16_400) }), json, 413, ar.errorBadRequest],
-    ['a __proto__ key', poisoned('__proto__'), json, 400, ar.errorBadRequest],
-    ['a constructor key', poisoned('constructor'), json, 400, ar.errorBadRequest],
-  ])('%s: %i %s, nothing stored', async (_, sent, contentType, status, error) => {
-    const { app, rows } = await buildTestApp();
-    const response = await app.inject({
-      method: 'POST',
-      url,
-      headers: { 'content-type': contentType },
-      payload: sent,
-    });
-    expect(response.statusCode).toBe(status);
-    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(response.json()).toEqual({ error });
-    expect(rows()).toHaveLength(0);
-  });
-
-  it('answers anything unexpected with 500 and the generic Arabic text, no details', async () => {
-    const { app } = await buildTestApp();
-    await app.registrations.close();
-    const response = await app.inject({ method: 'POST', url, payload });
-    expect(response.statusCode).toBe(500);
-    expect(response.json()).toEqual({ error: ar.errorGeneric });
-  });
-
-  it('answers other methods on the route with a JSON 404', async () => {
-    const { app } = await buildTestApp();
-    for (const method of ['GET', 'PUT', 'DELETE'] as const) {
-      const response = await app.inject({ method, url });
-      expect(response.statusCode).toBe(404);
-      expect(response.json()).toEqual({ error: ar.errorBadRequest });
-    }
-  });
-});
-
-// registration-repository.test.ts shows the rule holding when the calls interleave; these go
-// through the whole HTTP pipeline.
-describe('the same phone with the same notes within 24 hours', () => {
-  it('is one registration: the repeat answers 201 with the first id, first marketer kept', async () => {
-    const clock = manualClock();
-    const { app, rows } = await buildTestApp({}, { now: clock.now });
-    const post = (marketerId: string) =>
-      app.inject({ method: 'POST', url, payload: buildPayload(values, { marketerId }) });
-
-    const first = await post('first');
-    clock.advance(23 * hour);
-    const second = await post('second');
-
-    expect([first.statusCode, second.statusCode]).toEqual([201, 201]);
-    expect(second.json()).toEqual(first.json());
-    expect(rows()).toMatchObject([{ marketing_id: 'first' }]);
-  });
-
-  it('makes a new row after 24 hours, or with other notes', async () => {
-    const clock = manualClock();
-    const { app, rows } = await buildTestApp({}, { now: clock.now });
-    const post = (route: RouteAttribution) =>
-      app.inject({ method: 'POST', url, payload: buildPayload(values, route) });
-
-    const first = await post({});
-    const otherPackage = await post({ packageName: 'classic_reco' });
-    clock.advance(24 * hour);
-    const nextDay = await post({});
-
-    const ids = [first, otherPackage, nextDay].map(
-      (response) => response.json<{ id: string }>().id,
-    );
-    expect(new Set(ids).size).toBe(3);
-    expect(rows()).toHaveLength(3);
-  });
-
-  it('is one row when 20 identical requests arrive at once', async () => {
-    const { app, rows } = await buildTestApp();
-    const payload = buildPayload(values, { packageName: 'premium_reco', marketerId: '42' });
-    const responses = await Promise.all(
-      Array.from({ length: 20 }, () => app.inject({ method: 'POST', url, payload })),
-    );
-
-    expect(responses.map((response) => response.statusCode)).toEqual(Array(20).fill(201));
-    const ids = new Set(responses.map((response) => response.json<{ id: string }>().id));
-    expect(ids.size).toBe(1);
-    expect(rows()).toHaveLength(1);
-    expect(rows()[0]?.id).toBe([...ids][0]);
-  });
-});
-
-describe('the rate limit', () => {
-  it('answers 429 with Retry-After and the Arabic text once an IP passes the limit', async () => {
-    const { app, rows } = await buildTestApp({ RATE_LIMIT_PER_MINUTE: '3' });
-    const post = (phone: string) =>
-      app.inject({ method: 'POST', url, payload: buildPayload({ ...values, phone }, {}) });
-
-    const statuses = [];
-    for (const phone of ['966500000001', '966500000002', '966500000003']) {
-      statuses.push((await post(phone)).statusCode);
-    }
-    const refused = await post('966500000004');
-
-    expect(statuses).toEqual([201, 201, 201]);
-    expect(refused.statusCode).toBe(429);
-    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-    expect(refused.json()).toEqual({ error: ar.errorTooManyRequests });
-    expect(rows()).toHaveLength(3);
-  });
-
-  it('counts each client IP on its own', async () => {
-    const { app } = await buildTestApp({ RATE_LIMIT_PER_MINUTE: '1' });
-    const post = (remoteAddress: string, phone: string) =>
-      app.inject({
+describe.each(testBackends)('on $name', (backend) => {
+  describe('POST /api/external-register stores a sign-up', () => {
+    it.each<[string, RouteAttribution, string | null, string | null]>([
+      [
+        'package and marketer',
+        { packageName: 'premium_reco', marketerId: '42' },
+        'premium_reco',
+        '42',
+      ],
+      ['package only', { packageName: 'economy_portfolio' }, 'economy_portfolio', null],
+      ['marketer only', { marketerId: 'm-7' }, null, 'm-7'],
+      ['neither', {}, null, null],
+      ['an unknown package', { packageName: 'gold_plan' }, 'gold_plan', null],
+    ])('from a %s link', async (_, route, packageKey, marketingId) => {
+      const clock = manualClock();
+      const { app, rows } = await buildTestApp(backend, {}, { now: clock.now });
+      const response = await app.inject({
         method: 'POST',
         url,
-        remoteAddress,
-        payload: buildPayload({ ...values, phone }, {}),
+        payload: buildPayload(values, route),
       });
 
-    expect((await post('198.51.100.1', '966500000001')).statusCode).toBe(201);
-    expect((await post('198.51.100.2', '966500000002')).statusCode).toBe(201);
-    expect((await post('198.51.100.1', '966500000003')).statusCode).toBe(429);
+      expect(response.statusCode).toBe(201);
+      const { id } = response.json<{ id: string }>();
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(await rows()).toEqual([
+        {
+          id,
+          created_at: start.toISOString(),
+          name: values.name,
+          email: null,
+          phone: values.phone,
+          notes: buildNotes(route),
+          marketing_id: marketingId,
+          package_key: packageKey,
+          source: route.marketerId === undefined ? 'general_link' : 'marketer_link',
+        },
+      ]);
+    });
+
+    it('trims the name, keeps the e-mail and stores a numeric marketing_id as text', async () => {
+      const { app, rows } = await buildTestApp(backend);
+      const payload = {
+        ...buildPayload(
+          { ...values, name: '  سارة  ', email: 'sara@example.com' },
+          { marketerId: '9' },
+        ),
+        marketing_id: 9,
+      };
+      expect((await app.inject({ method: 'POST', url, payload })).statusCode).toBe(201);
+      expect(await rows()).toMatchObject([
+        { name: 'سارة', email: 'sara@example.com', marketing_id: '9' },
+      ]);
+    });
+
+    it('stores notes it did not build, without a package or source', async () => {
+      const { app, rows } = await buildTestApp(backend);
+      const payload = { ...values, notes: 'hello' };
+      expect((await app.inject({ method: 'POST', url, payload })).statusCode).toBe(201);
+      expect(await rows()).toMatchObject([{ notes: 'hello', package_key: null, source: null }]);
+    });
   });
 
-  it('ignores X-Forwarded-For unless TRUST_PROXY says a proxy sets it', async () => {
-    const send = (
-      app: Awaited<ReturnType<typeof buildTestApp>>['app'],
-      ip: string,
-      phone: string,
-    ) =>
-      app.inject({
+  describe('refusals', () => {
+    const payload = buildPayload(values, {});
+    const valid = JSON.stringify(payload);
+    const body = (change: object) => JSON.stringify({ ...payload, ...change });
+    const json = 'application/json';
+    const form = 'application/x-www-form-urlencoded';
+    const poisoned = (key: string) =>
+      valid.replace('{', `{"${key}":{"prototype":{"isAdmin":true}},`);
+
+    it.each([
+      ['a bad phone', body({ phone: '0512345678' }), json, 400, ar.errorInvalid],
+      ['a blank name', body({ name: '   ' }), json, 400, ar.errorInvalid],
+      ['an unknown key', body({ admin: true }), json, 400, ar.errorInvalid],
+      ['a JSON array', '[]', json, 400, ar.errorInvalid],
+      ['malformed JSON', valid.slice(0, -1), json, 400, ar.errorBadRequest],
+      ['an empty JSON body', '', json, 400, ar.errorBadRequest],
+      ['text/plain', valid, 'text/plain', 415, ar.errorBadRequest],
+      ['a form post', 'name=x&phone=966512345678', form, 415, ar.errorBadRequest],
+      ['a body over 16 KiB', body({ notes: 'n'.repeat(16_400) }), json, 413, ar.errorBadRequest],
+      ['a __proto__ key', poisoned('__proto__'), json, 400, ar.errorBadRequest],
+      ['a constructor key', poisoned('constructor'), json, 400, ar.errorBadRequest],
+    ])('%s: %i %s, nothing stored', async (_, sent, contentType, status, error) => {
+      const { app, rows } = await buildTestApp(backend);
+      const response = await app.inject({
         method: 'POST',
         url,
-        headers: { 'x-forwarded-for': ip },
-        payload: buildPayload({ ...values, phone }, {}),
+        headers: { 'content-type': contentType },
+        payload: sent,
       });
+      expect(response.statusCode).toBe(status);
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(response.json()).toEqual({ error });
+      expect(await rows()).toHaveLength(0);
+    });
 
-    const direct = await buildTestApp({ RATE_LIMIT_PER_MINUTE: '1' });
-    expect((await send(direct.app, '203.0.113.1', '966500000001')).statusCode).toBe(201);
-    expect((await send(direct.app, '203.0.113.2', '966500000002')).statusCode).toBe(429);
+    it('answers anything unexpected with 500 and the generic Arabic text, no details', async () => {
+      const { app } = await buildTestApp(backend);
+      await app.registrations.close();
+      const response = await app.inject({ method: 'POST', url, payload });
+      expect(response.statusCode).toBe(500);
+      expect(response.json()).toEqual({ error: ar.errorGeneric });
+    });
 
-    const proxied = await buildTestApp({ RATE_LIMIT_PER_MINUTE: '1', TRUST_PROXY: '1' });
-    expect((await send(proxied.app, '203.0.113.1', '966500000001')).statusCode).toBe(201);
-    expect((await send(proxied.app, '203.0.113.2', '966500000002')).statusCode).toBe(201);
-    expect((await send(proxied.app, '203.0.113.1', '966500000003')).statusCode).toBe(429);
+    it('answers other methods on the route with a JSON 404', async () => {
+      const { app } = await buildTestApp(backend);
+      for (const method of ['GET', 'PUT', 'DELETE'] as const) {
+        const response = await app.inject({ method, url });
+        expect(response.statusCode).toBe(404);
+        expect(response.json()).toEqual({ error: ar.errorBadRequest });
+      }
+    });
+  });
+
+  // registration-repository.test.ts shows the rule holding when the calls interleave; these go
+  // through the whole HTTP pipeline.
+  describe('the same phone with the same notes within 24 hours', () => {
+    it('is one registration: the repeat answers 201 with the first id, first marketer kept', async () => {
+      const clock = manualClock();
+      const { app, rows } = await buildTestApp(backend, {}, { now: clock.now });
+      const post = (marketerId: string) =>
+        app.inject({ method: 'POST', url, payload: buildPayload(values, { marketerId }) });
+
+      const first = await post('first');
+      clock.advance(23 * hour);
+      const second = await post('second');
+
+      expect([first.statusCode, second.statusCode]).toEqual([201, 201]);
+      expect(second.json()).toEqual(first.json());
+      expect(await rows()).toMatchObject([{ marketing_id: 'first' }]);
+    });
+
+    it('makes a new row after 24 hours, or with other notes', async () => {
+      const clock = manualClock();
+      const { app, rows } = await buildTestApp(backend, {}, { now: clock.now });
+      const post = (route: RouteAttribution) =>
+        app.inject({ method: 'POST', url, payload: buildPayload(values, route) });
+
+      const first = await post({});
+      const otherPackage = await post({ packageName: 'classic_reco' });
+      clock.advance(24 * hour);
+      const nextDay = await post({});
+
+      const ids = [first, otherPackage, nextDay].map(
+        (response) => response.json<{ id: string }>().id,
+      );
+      expect(new Set(ids).size).toBe(3);
+      expect(await rows()).toHaveLength(3);
+    });
+
+    it('is one row when 20 identical requests arrive at once', async () => {
+      const { app, rows } = await buildTestApp(backend);
+      const payload = buildPayload(values, { packageName: 'premium_reco', marketerId: '42' });
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, () => app.inject({ method: 'POST', url, payload })),
+      );
+
+      expect(responses.map((response) => response.statusCode)).toEqual(Array(20).fill(201));
+      const ids = new Set(responses.map((response) => response.json<{ id: string }>().id));
+      expect(ids.size).toBe(1);
+      expect(await rows()).toHaveLength(1);
+      expect((await rows())[0]?.id).toBe([...ids][0]);
+    });
+  });
+
+  describe('the rate limit', () => {
+    it('answers 429 with Retry-After and the Arabic text once an IP passes the limit', async () => {
+      const { app, rows } = await buildTestApp(backend, { RATE_LIMIT_PER_MINUTE: '3' });
+      const post = (phone: string) =>
+        app.inject({ method: 'POST', url, payload: buildPayload({ ...values, phone }, {}) });
+
+      const statuses = [];
+      for (const phone of ['966500000001', '966500000002', '966500000003']) {
+        statuses.push((await post(phone)).statusCode);
+      }
+      const refused = await post('966500000004');
+
+      expect(statuses).toEqual([201, 201, 201]);
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(refused.json()).toEqual({ error: ar.errorTooManyRequests });
+      expect(await rows()).toHaveLength(3);
+    });
+
+    it('counts each client IP on its own', async () => {
+      const { app } = await buildTestApp(backend, { RATE_LIMIT_PER_MINUTE: '1' });
+      const post = (remoteAddress: string, phone: string) =>
+        app.inject({
+          method: 'POST',
+          url,
+          remoteAddress,
+          payload: buildPayload({ ...values, phone }, {}),
+        });
+
+      expect((await post('198.51.100.1', '966500000001')).statusCode).toBe(201);
+      expect((await post('198.51.100.2', '966500000002')).statusCode).toBe(201);
+      expect((await post('198.51.100.1', '966500000003')).statusCode).toBe(429);
+    });
+
+    it('ignores X-Forwarded-For unless TRUST_PROXY says a proxy sets it', async () => {
+      const send = (
+        app: Awaited<ReturnType<typeof buildTestApp>>['app'],
+        ip: string,
+        phone: string,
+      ) =>
+        app.inject({
+          method: 'POST',
+          url,
+          headers: { 'x-forwarded-for': ip },
+          payload: buildPayload({ ...values, phone }, {}),
+        });
+
+      const direct = await buildTestApp(backend, { RATE_LIMIT_PER_MINUTE: '1' });
+      expect((await send(direct.app, '203.0.113.1', '966500000001')).statusCode).toBe(201);
+      expect((await send(direct.app, '203.0.113.2', '966500000002')).statusCode).toBe(429);
+
+      const proxied = await buildTestApp(backend, { RATE_LIMIT_PER_MINUTE: '1', TRUST_PROXY: '1' });
+      expect((await send(proxied.app, '203.0.113.1', '966500000001')).statusCode).toBe(201);
+      expect((await send(proxied.app, '203.0.113.2', '966500000002')).statusCode).toBe(201);
+      expect((await send(proxied.app, '203.0.113.1', '966500000003')).statusCode).toBe(429);
+    });
   });
 });

@@ -1,0 +1,74 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import { DatabaseError, Pool } from 'pg';
+import type { Database, DatabaseHandle } from './database';
+
+export type PostgresDatabase = DatabaseHandle<'postgres', Pool>;
+
+// SQLSTATEs that mean "try again later", not "this request is wrong": connection exceptions
+// (08), insufficient resources such as too many connections (53), the server shutting down
+// or starting (57P01-03), a statement or lock timeout (57014, 55P03), a failover that left us
+// on a read-only replica (25006), and a deadlock or serialization failure (40001, 40P01).
+// https://www.postgresql.org/docs/current/errcodes-appendix.html
+const unavailableStates = /^(08|53|57P0[123]$|57014$|55P03$|25006$|40001$|40P01$)/;
+
+// Errors raised by the driver itself rather than the server: refused or reset sockets, DNS,
+// and pg's own connection and read timeouts, which carry no code.
+const unreachable =
+  /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error)/;
+
+function isUnavailable(error: unknown): boolean {
+  if (error instanceof DatabaseError) return unavailableStates.test(error.code ?? '');
+  if (error instanceof AggregateError) return error.errors.every(isUnavailable);
+  if (!(error instanceof Error)) return false;
+  const { code } = error as { code?: unknown };
+  return (typeof code === 'string' && /^E[A-Z]+$/.test(code)) || unreachable.test(error.message);
+}
+
+/** Everything specific to PostgreSQL lives here: the pool and its time limits. */
+export function openPostgres(
+  url: string,
+  poolSize: number,
+  onIdleError: (error: Error) => void,
+): PostgresDatabase {
+  const pool = new Pool({
+    connectionString: url,
+    max: poolSize,
+    application_name: 'tasjeel',
+    // Bounded waits, so that an unreachable database answers a request with 503 in seconds
+    // rather than holding it: 3 s to connect (or to wait for a free connection in the pool),
+    // 5 s for the server to run a statement (an advisory-lock wait included), and 6 s before
+    // the client gives up on a server that does not answer at all (a network cut).
+    connectionTimeoutMillis: 3_000,
+    statement_timeout: 5_000,
+    query_timeout: 6_000,
+    // A transaction left open by a stalled instance must not hold its lock for long.
+    idle_in_transaction_session_timeout: 10_000,
+    keepAlive: true,
+  });
+  // Without a listener, a pooled connection that dies while idle (a restart, a failover)
+  // would crash the process; with one, the pool drops it and reconnects when next needed.
+  pool.on('error', onIdleError);
+
+  // The migrations get a connection of their own without the requests' time limits: a long
+  // migration, or an instance waiting for another's to finish, must not be cut off at 5 s.
+  // Only connecting stays bounded, so that start-up fails fast when nothing answers.
+  const migrations = new Pool({
+    connectionString: url,
+    max: 1,
+    application_name: 'tasjeel-migrate',
+    connectionTimeoutMillis: 3_000,
+    keepAlive: true,
+  });
+  migrations.on('error', onIdleError);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: migrations }) });
+
+  let closed: Promise<void> | undefined;
+  return {
+    kind: 'postgres',
+    where: `PostgreSQL at ${new URL(url).host}${new URL(url).pathname}`,
+    db,
+    driver: pool,
+    isUnavailable,
+    close: () => (closed ??= Promise.all([db.destroy(), pool.end()]).then(() => {})),
+  };
+}

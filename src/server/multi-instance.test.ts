@@ -1,0 +1,182 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { buildPayload, type RegistrationPayload } from '../domain/registration';
+import {
+  createTestDatabase,
+  testDatabaseUrl,
+  testRedisUrl,
+  testRedisUrlWithPrefix,
+  writeFixtureBuild,
+} from './test-helpers';
+
+// Two real server processes (`tsx src/server/main.ts`) on one PostgreSQL schema and one Redis
+// key prefix, as docs/deploying.md describes: what no in-process test can show.
+const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
+const rateLimit = 5;
+
+interface Instance {
+  origin: string;
+  output: () => string;
+}
+
+/** Starts one server on a port the system picks, and resolves once it listens. */
+async function startInstance(env: Record<string, string>): Promise<Instance> {
+  const child: ChildProcess = spawn(tsx, ['src/server/main.ts'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  onTestFinished(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const origin = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start in 30 s:\n${output}`)), 30_000);
+    const look = () => {
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match?.[1] === undefined) return;
+      clearTimeout(timer);
+      resolve(match[1]);
+    };
+    child.stdout?.on('data', look);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${code}) before listening:\n${output}`));
+    });
+  });
+  return { origin, output: () => output };
+}
+
+async function post(instance: Instance, payload: RegistrationPayload, clientIp: string) {
+  const response = await fetch(`${instance.origin}/api/external-register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp },
+    body: JSON.stringify(payload),
+  });
+  const body = (await response.json()) as { id?: string; error?: string };
+  return { status: response.status, id: body.id, error: body.error };
+}
+
+const phoneOf = (n: number) => `9665${String(n).padStart(8, '0')}`;
+
+describe.runIf(testDatabaseUrl !== undefined && testRedisUrl !== undefined)(
+  'two server instances on one PostgreSQL and one Redis',
+  () => {
+    it('store each sign-up once, a burst of duplicates once, and share one rate limit', async () => {
+      const database = await createTestDatabase('postgres');
+      onTestFinished(() => database.drop());
+      const dir = await mkdtemp(join(tmpdir(), 'tasjeel-instances-'));
+      onTestFinished(() => rm(dir, { recursive: true, force: true }));
+      await writeFixtureBuild(join(dir, 'dist'));
+
+      const env = {
+        DATABASE_URL: database.url,
+        REDIS_URL: testRedisUrlWithPrefix(),
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DIST_DIR: join(dir, 'dist'),
+        // As behind a load balancer: the client is the X-Forwarded-For address.
+        TRUST_PROXY: '1',
+        RATE_LIMIT_PER_MINUTE: String(rateLimit),
+        LOG_LEVEL: 'info',
+        CORS_ORIGINS: '',
+        SITE_URL: '',
+      };
+      // Both start at once on an empty schema: the migrations must take turns.
+      const instances = await Promise.all([startInstance(env), startInstance(env)]);
+      const at = (i: number) => instances[i % instances.length] as Instance;
+      // A process that has just started is still compiling: warm each one up (health opens a
+      // database connection, a refused body runs the validation) and let it settle, so that
+      // the burst meets running servers rather than the start-up.
+      for (const instance of instances) {
+        for (let i = 0; i < 10; i++) {
+          await fetch(`${instance.origin}/api/health`).then((response) => response.arrayBuffer());
+          await post(instance, { name: 'x', phone: '0', notes: '' }, '192.0.2.1');
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+
+      // Phase 1: 200 requests at once, alternating instances, each from a client address of
+      // its own (so the limit stays out of the way); every fourth is the same sign-up.
+      const duplicate = buildPayload(
+        { name: 'سارة', email: '', phone: '966599999999' },
+        { packageName: 'premium_reco', marketerId: '42' },
+      );
+      const sent = Array.from({ length: 200 }, (_, i) =>
+        i % 4 === 0
+          ? duplicate
+          : buildPayload(
+              { name: `عميل ${i}`, email: '', phone: phoneOf(i) },
+              i % 3 === 0 ? { packageName: 'classic_reco', marketerId: `m${i % 7}` } : {},
+            ),
+      );
+      const answers = await Promise.all(
+        sent.map((payload, i) => post(at(i), payload, `10.0.${i >> 8}.${i & 255}`)),
+      );
+      const rows = await database.rows();
+      const duplicateIds = new Set(
+        answers.filter((_, i) => sent[i] === duplicate).map((answer) => answer.id),
+      );
+      const phase1 = {
+        sent: sent.length,
+        distinct: sent.filter((payload) => payload !== duplicate).length,
+        duplicatesSent: sent.filter((payload) => payload === duplicate).length,
+        stored: rows.length,
+        duplicatesStored: rows.filter((row) => row.phone === duplicate.phone).length,
+        '5xx': answers.filter((answer) => answer.status >= 500).length,
+      };
+
+      // Phase 2: one client address, requests alternating instances: counted apart, each
+      // instance would let `rateLimit` through; counted together, only `rateLimit` pass.
+      const burst = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          post(
+            at(i),
+            buildPayload({ name: 'سارة', email: '', phone: phoneOf(1000 + i) }, {}),
+            '203.0.113.7',
+          ),
+        ),
+      );
+      const phase2 = {
+        sent: burst.length,
+        accepted: burst.filter((answer) => answer.status === 201).length,
+        '429s': burst.filter((answer) => answer.status === 429).length,
+        '5xx': burst.filter((answer) => answer.status >= 500).length,
+      };
+      // Any 5xx, by status and text, so that a red run in CI says why.
+      const failures = [...answers, ...burst]
+        .filter((answer) => answer.status >= 500)
+        .map((answer) => `${answer.status} ${answer.error ?? ''}`);
+      if (failures.length > 0) console.log('5xx answers:', failures);
+      console.log(
+        `multi-instance, 2 instances: sent ${phase1.sent} (${phase1.distinct} distinct + ` +
+          `${phase1.duplicatesSent} duplicates), stored ${phase1.stored}, duplicates stored ` +
+          `${phase1.duplicatesStored}, 5xx ${phase1['5xx']}; rate limit ${rateLimit}/min from ` +
+          `one address: sent ${phase2.sent}, accepted ${phase2.accepted}, 429s ` +
+          `${phase2['429s']}, 5xx ${phase2['5xx']}`,
+      );
+
+      expect(answers.map((answer) => answer.status)).toEqual(Array(200).fill(201));
+      expect(duplicateIds.size).toBe(1);
+      expect(rows).toHaveLength(phase1.distinct + 1);
+      const storedPhones = rows.map((row) => row.phone).sort();
+      const sentPhones = [...new Set(sent.map((payload) => payload.phone))].sort();
+      expect(storedPhones).toEqual(sentPhones);
+      const storedIds = new Map(rows.map((row) => [row.phone, row.id]));
+      sent.forEach((payload, i) => expect(answers[i]?.id).toBe(storedIds.get(payload.phone)));
+
+      expect(phase2).toEqual({ sent: 20, accepted: rateLimit, '429s': 20 - rateLimit, '5xx': 0 });
+      for (const instance of instances) expect(instance.output()).not.toContain('"level":50');
+    }, 90_000);
+  },
+);

@@ -1,0 +1,211 @@
+import { once } from 'node:events';
+import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
+import SqliteDatabase from 'better-sqlite3';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { ar } from '../domain/catalogue';
+import { buildPayload } from '../domain/registration';
+import { buildTestApp, sqliteBackend, testBackends, testDatabaseUrl } from './test-helpers';
+
+const url = '/api/external-register';
+const phoneOf = (n: number) => `96651234567${n}`;
+const payload = (n: number) => buildPayload({ name: 'سارة', email: '', phone: phoneOf(n) }, {});
+
+type App = Awaited<ReturnType<typeof buildTestApp>>['app'];
+
+async function timed<T>(run: () => Promise<T>): Promise<[T, number]> {
+  const start = performance.now();
+  const result = await run();
+  return [result, performance.now() - start];
+}
+
+/** Polls /api/health until it answers 200: the app is expected to heal without a restart. */
+async function healed(app: App, withinMs: number): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while ((await app.inject({ url: '/api/health' })).statusCode !== 200) {
+    if (Date.now() > deadline) throw new Error(`still unhealthy after ${withinMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/**
+ * A TCP proxy between the app and PostgreSQL, so a test can take the database away without
+ * stopping the real server: `cut` refuses connections and resets the open ones (a crash or a
+ * restart), `stall` keeps them open but lets nothing through (a network partition).
+ */
+async function startProxy(target: URL) {
+  const pairs = new Set<[Socket, Socket]>();
+  let stalled = false;
+  const server = createServer((client) => {
+    client.on('error', () => {});
+    if (stalled) {
+      client.resume();
+      pairs.add([client, client]);
+      return;
+    }
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    upstream.on('error', () => client.destroy());
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+    client.pipe(upstream).pipe(client);
+    pairs.add([client, upstream]);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  const dropAll = () => {
+    for (const [client, upstream] of pairs) {
+      client.destroy();
+      upstream.destroy();
+    }
+    pairs.clear();
+  };
+  const proxy = {
+    port,
+    async cut() {
+      server.close();
+      dropAll();
+      await once(server, 'close');
+    },
+    stall() {
+      stalled = true;
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.resume();
+        upstream.resume();
+      }
+    },
+    async restore() {
+      stalled = false;
+      dropAll();
+      if (!server.listening) {
+        server.listen(port, '127.0.0.1');
+        await once(server, 'listening');
+      }
+    },
+  };
+  onTestFinished(async () => {
+    dropAll();
+    if (server.listening) await proxy.cut();
+  });
+  return proxy;
+}
+
+describe.each(testBackends.filter((backend) => backend.database === 'postgres'))(
+  'on $name, with the database out of reach',
+  (backend) => {
+    const via = (port: number) => (databaseUrl: string) => {
+      const proxied = new URL(databaseUrl);
+      proxied.host = `127.0.0.1:${port}`;
+      return proxied.href;
+    };
+
+    it('stops the start at once with one clear line', async () => {
+      const port = await closedPort();
+      const [error, ms] = await timed(() =>
+        buildTestApp(backend, {}, { rewriteDatabaseUrl: via(port) }).catch(
+          (caught: Error) => caught,
+        ),
+      );
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).message).toMatch(
+        /^The database \(PostgreSQL at 127\.0\.0\.1:\d+\/\w+\) could not be migrated at start-up: .*ECONNREFUSED/,
+      );
+      expect(ms).toBeLessThan(3_500);
+    });
+
+    it('answers 503 with the Arabic text while the server is gone, then heals by itself', async () => {
+      const proxy = await startProxy(new URL(testDatabaseUrl ?? ''));
+      const { app, rows, log } = await buildTestApp(
+        backend,
+        {},
+        { rewriteDatabaseUrl: via(proxy.port) },
+      );
+      expect((await app.inject({ method: 'POST', url, payload: payload(1) })).statusCode).toBe(201);
+
+      await proxy.cut();
+      const [refused, ms] = await timed(() =>
+        app.inject({ method: 'POST', url, payload: payload(2) }),
+      );
+      expect(refused.statusCode).toBe(503);
+      expect(refused.json()).toEqual({ error: ar.errorGeneric });
+      expect(ms).toBeLessThan(3_500);
+      expect((await app.inject({ url: '/api/health' })).statusCode).toBe(503);
+
+      await proxy.restore();
+      await healed(app, 5_000);
+      expect((await app.inject({ method: 'POST', url, payload: payload(3) })).statusCode).toBe(201);
+      expect((await rows()).map((row) => row.phone)).toEqual([phoneOf(1), phoneOf(3)]);
+      expect(log()).toContain('database unavailable');
+      expect(log()).not.toContain(phoneOf(2));
+    });
+
+    it('answers 503 within the time limits when the network lets nothing through', async () => {
+      const proxy = await startProxy(new URL(testDatabaseUrl ?? ''));
+      const { app } = await buildTestApp(backend, {}, { rewriteDatabaseUrl: via(proxy.port) });
+      expect((await app.inject({ method: 'POST', url, payload: payload(1) })).statusCode).toBe(201);
+
+      proxy.stall();
+      // The pooled connection waits for query_timeout (6 s), a new one for the 3 s connect limit.
+      const [[post, health], ms] = await timed(() =>
+        Promise.all([
+          app.inject({ method: 'POST', url, payload: payload(2) }),
+          app.inject({ url: '/api/health' }),
+        ]),
+      );
+      expect([post.statusCode, health.statusCode]).toEqual([503, 503]);
+      expect(post.json()).toEqual({ error: ar.errorGeneric });
+      expect(ms).toBeLessThan(8_000);
+
+      await proxy.restore();
+      await healed(app, 5_000);
+      expect((await app.inject({ method: 'POST', url, payload: payload(3) })).statusCode).toBe(201);
+    }, 20_000);
+  },
+);
+
+describe('on SQLite, with the database locked by another process', () => {
+  it('answers 503 once busy_timeout passes, and stores again when the lock is gone', async () => {
+    const { app, databaseUrl, rows } = await buildTestApp(sqliteBackend);
+    const holder = new SqliteDatabase(databaseUrl.slice('sqlite:'.length));
+    onTestFinished(() => void holder.close());
+    holder.exec('begin immediate');
+
+    const refused = await app.inject({ method: 'POST', url, payload: payload(1) });
+    expect(refused.statusCode).toBe(503);
+    expect(refused.json()).toEqual({ error: ar.errorGeneric });
+
+    holder.exec('rollback');
+    expect((await app.inject({ method: 'POST', url, payload: payload(2) })).statusCode).toBe(201);
+    expect(await rows()).toHaveLength(1);
+  }, 15_000);
+});
+
+describe('with Redis out of reach', () => {
+  it('goes on taking sign-ups without the limit, each answered within the time limit', async () => {
+    const port = await closedPort();
+    const { app, rows, log } = await buildTestApp(sqliteBackend, {
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      RATE_LIMIT_PER_MINUTE: '1',
+    });
+    for (const n of [1, 2, 3]) {
+      const [response, ms] = await timed(() =>
+        app.inject({ method: 'POST', url, payload: payload(n) }),
+      );
+      expect(response.statusCode).toBe(201);
+      expect(ms).toBeLessThan(2_000);
+    }
+    expect(await rows()).toHaveLength(3);
+    expect(log()).toContain('the rate-limit store (Redis) does not answer');
+  });
+});
