@@ -1,0 +1,271 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { request, type Agent } from 'node:http';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildNotes } from '../src/domain/notes';
+import { packageKeys } from '../src/domain/packages';
+import type { RegistrationPayload } from '../src/domain/registration';
+
+export const repoRoot = fileURLToPath(new URL('../', import.meta.url));
+export const registerPath = '/api/external-register';
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The pages as the server tests' writeFixtureBuild makes them (a template with both slots and
+ * a render module), written here because test-helpers.ts needs Vitest to import. The pages are
+ * not what these runs measure, and this spares them `npm run build`.
+ */
+export async function writeFixtureDist(distDir: string): Promise<void> {
+  await mkdir(join(distDir, 'web'), { recursive: true });
+  await mkdir(join(distDir, 'ssr'), { recursive: true });
+  await writeFile(join(distDir, 'package.json'), '{ "type": "module" }\n');
+  await writeFile(
+    join(distDir, 'web', 'index.html'),
+    '<!doctype html><html lang="ar" dir="rtl"><head><!--app-head--></head>' +
+      '<body><div id="root"><!--app-html--></div></body></html>\n',
+  );
+  await writeFile(
+    join(distDir, 'ssr', 'entry-server.js'),
+    "export function render() { return { html: '', head: '', status: 200 }; }\n",
+  );
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no free port');
+  return address.port;
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** performance.now() when the process was seen to exit. */
+  at: number;
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  pid: number;
+  port: number;
+  exited: Promise<Exit>;
+  /** ms from spawn until /api/health answered. */
+  startMs: number;
+}
+
+export interface ServerOptions {
+  databaseFile: string;
+  distDir: string;
+  /** Appended to: the server's stdout and stderr, its log as in production. */
+  logFile: string;
+  env?: Record<string, string>;
+}
+
+// Inherited settings that would change what runs (Redis, a proxy, CORS) are dropped.
+const droppedVariables = [
+  'REDIS_URL',
+  'TRUST_PROXY',
+  'CORS_ORIGINS',
+  'SITE_URL',
+  'DATABASE_POOL_SIZE',
+  'RATE_LIMIT_PER_MINUTE',
+];
+
+/**
+ * The production entry (src/server/main.ts) as `node --import tsx`, which is `npm start` less
+ * the tsx CLI: that CLI runs the server in a child process of its own, and a SIGKILL of it
+ * would leave the server running. Resolves once /api/health answers.
+ */
+export async function startServer(options: ServerOptions): Promise<ServerProcess> {
+  const port = await freePort();
+  const env: Record<string, string | undefined> = { ...process.env };
+  for (const name of droppedVariables) delete env[name];
+  const log = openSync(options.logFile, 'a');
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+    cwd: repoRoot,
+    env: {
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: `sqlite:${options.databaseFile}`,
+      DIST_DIR: options.distDir,
+      LOG_LEVEL: 'info',
+      // Every request comes from 127.0.0.1: the per-IP limit would refuse the load itself.
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      ...options.env,
+    },
+    stdio: ['ignore', log, log],
+  });
+  closeSync(log);
+  const exited = new Promise<Exit>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal, at: performance.now() })),
+  );
+  let gone = false;
+  void exited.then(() => (gone = true));
+
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (gone) throw new Error(`the server exited at start; see ${options.logFile}`);
+    const outcome = await send({ port, method: 'GET', path: '/api/health', timeoutMs: 2_000 });
+    if (outcome.status === 200) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the server did not answer within 30 s; see ${options.logFile}`);
+    }
+    await sleep(50);
+  }
+  return { child, pid: child.pid!, port, exited, startMs: performance.now() - started };
+}
+
+export interface Outcome {
+  status?: number;
+  retryAfter?: string;
+  body?: string;
+  /** A connection failure: ECONNREFUSED, ECONNRESET, TIMEOUT (no answer in time), ... */
+  error?: string;
+  start: number;
+  end: number;
+}
+
+export interface SendOptions {
+  port: number;
+  method?: string;
+  path?: string;
+  body?: string;
+  agent?: Agent | false;
+  timeoutMs?: number;
+}
+
+/** One HTTP request; never throws: a failure is an Outcome with `error`. */
+export function send(options: SendOptions): Promise<Outcome> {
+  const { port, method = 'POST', path = registerPath, body, agent = false } = options;
+  const start = performance.now();
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (outcome: Omit<Outcome, 'start' | 'end'>) => {
+      if (settled) return;
+      settled = true;
+      resolve({ ...outcome, start, end: performance.now() });
+    };
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        agent,
+        headers:
+          body === undefined
+            ? {}
+            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          settle({
+            status: res.statusCode,
+            retryAfter: res.headers['retry-after'],
+            body: Buffer.concat(chunks).toString(),
+          }),
+        );
+        res.on('error', (error: NodeJS.ErrnoException) => settle({ error: error.code ?? 'ERROR' }));
+      },
+    );
+    req.setTimeout(options.timeoutMs ?? 10_000, () => {
+      settle({ error: 'TIMEOUT' });
+      req.destroy();
+    });
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      settle({ error: error.code ?? error.message }),
+    );
+    req.end(body);
+  });
+}
+
+const firstNames = ['سارة', 'محمد', 'نورة', 'عبدالله', 'ريم', 'فيصل', 'لمى', 'خالد', 'هيا', 'تركي'];
+const lastNames = ['المطيري', 'القحطاني', 'الشهري', 'العتيبي', 'الدوسري', 'الحربي', 'الزهراني'];
+const emailDomain = 'mail.example';
+
+/**
+ * Sign-up number `i` of a run: a phone of its own (so the 24-hour rule never folds two into one
+ * row), an Arabic name (some with an RTL mark or an emoji), an e-mail for every other one.
+ */
+export function signUp(i: number, phoneBase: number): RegistrationPayload {
+  const name = `${firstNames[i % firstNames.length]} ${lastNames[(i >> 3) % lastNames.length]}`;
+  const decorated = i % 5 === 0 ? `\u200f${name}` : i % 7 === 0 ? `${name} 🌙` : name;
+  const marketerId = i % 3 === 0 ? `m${i % 40}` : undefined;
+  const packageName = i % 2 === 0 ? packageKeys[i % packageKeys.length] : undefined;
+  return {
+    name: decorated,
+    ...(i % 2 === 0 ? { email: `lead.${i}@${emailDomain}` } : {}),
+    phone: `9665${String(phoneBase + i).padStart(8, '0')}`,
+    notes: buildNotes({ packageName, marketerId }),
+    ...(marketerId === undefined ? {} : { marketing_id: marketerId }),
+  };
+}
+
+/**
+ * Log lines holding personal data. Every sent name is Arabic, every phone 9665 and 8 digits,
+ * every e-mail at one domain, so three patterns find any of them, whether or not it was
+ * quoted whole: Arabic letters (the log is English), a phone-shaped number standing alone
+ * (not inside a timestamp), an e-mail at that domain.
+ */
+export function scanLog(file: string): { lines: number; leaks: number; examples: string[] } {
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '');
+  const leaking = lines.filter(
+    (line) =>
+      /[\u0600-\u06ff]/.test(line) ||
+      /(?<!\d)9665\d{8}(?!\d)/.test(line) ||
+      line.includes(`@${emailDomain}`),
+  );
+  return { lines: lines.length, leaks: leaking.length, examples: leaking.slice(0, 3) };
+}
+
+/** Resident set size of a process now, in bytes (VmRSS). */
+export function rssBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kilobytes = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1];
+  if (kilobytes === undefined) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(kilobytes) * 1024;
+}
+
+/** Figures and checks: each check prints a line; any failed one makes the exit code 1. */
+export function createReport(title: string) {
+  const failures: string[] = [];
+  console.log(`\n== ${title}`);
+  return {
+    figure(label: string, value: unknown) {
+      console.log(`  ${label}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+    },
+    check(label: string, ok: boolean, detail = '') {
+      console.log(`  ${ok ? 'ok  ' : 'FAIL'} ${label}${detail === '' ? '' : ` (${detail})`}`);
+      if (!ok) failures.push(label);
+    },
+    finish() {
+      if (failures.length > 0) {
+        console.log(`${title}: ${failures.length} check(s) failed: ${failures.join('; ')}`);
+        process.exitCode = 1;
+      } else {
+        console.log(`${title}: all checks passed`);
+      }
+    },
+  };
+}
+
+export function tally<K extends string | number>(counts: Partial<Record<K, number>>, key: K) {
+  counts[key] = (counts[key] ?? 0) + 1;
+}
+
+export function describeOutcome(outcome: Outcome): string {
+  return outcome.status === undefined ? (outcome.error ?? 'ERROR') : String(outcome.status);
+}
