@@ -1,0 +1,131 @@
+import type { Page } from '@playwright/test';
+import { ar } from '../src/domain/catalogue';
+import {
+  arabicName,
+  axe,
+  contrastRatio,
+  expect,
+  open,
+  registerApi,
+  test,
+  uniquePhone,
+} from './support';
+
+// axe-core at WCAG 2.2 AA (wcag2a, wcag2aa, wcag21a, wcag21aa, wcag22aa) on every screen and
+// state, with 0 violations. The 404 is checked like the rest: it is plain text on purpose
+// (COPY-AR), and the rules that would ask for a heading or landmarks are axe best practices,
+// not WCAG criteria, so they are outside these tags.
+
+const formPath = '/register/register-client/premium_reco/1001';
+
+async function fill(page: Page, phone: string) {
+  await page.getByRole('textbox', { name: ar.fieldName }).fill(arabicName);
+  await page.getByRole('textbox', { name: ar.fieldPhone }).fill(phone);
+}
+
+const screens: { screen: string; reach: (page: Page) => Promise<void> }[] = [
+  {
+    screen: 'form, package and marketer, empty',
+    reach: async (page) => {
+      await open(page, formPath);
+    },
+  },
+  {
+    screen: 'form, free trial, empty',
+    reach: async (page) => {
+      await open(page, '/register/register-client');
+    },
+  },
+  {
+    screen: 'form, validation error',
+    reach: async (page) => {
+      await open(page, formPath);
+      await fill(page, '96651');
+      await page.getByRole('button', { name: ar.buttonSubmit }).click();
+      await expect(page.getByRole('alert')).toHaveText(ar.errorInvalid);
+    },
+  },
+  {
+    screen: 'form, server error',
+    reach: async (page) => {
+      await page.route(registerApi, (route) =>
+        route.fulfill({ status: 429, json: { error: ar.errorTooManyRequests } }),
+      );
+      await open(page, formPath);
+      await fill(page, uniquePhone());
+      await page.getByRole('button', { name: ar.buttonSubmit }).click();
+      await expect(page.getByRole('alert')).toHaveText(ar.errorTooManyRequests);
+    },
+  },
+  {
+    screen: 'form, submitting',
+    reach: async (page) => {
+      // Never answered: the page stays in its pending state while axe runs.
+      await page.route(registerApi, () => {});
+      await open(page, formPath);
+      await fill(page, uniquePhone());
+      await page.getByRole('button', { name: ar.buttonSubmit }).click();
+      await expect(page.getByRole('button', { name: ar.buttonSubmitting })).toBeDisabled();
+    },
+  },
+  {
+    screen: 'form, success',
+    reach: async (page) => {
+      await open(page, formPath);
+      await fill(page, uniquePhone());
+      await page.getByRole('button', { name: ar.buttonSubmit }).click();
+      await expect(page.getByRole('status')).toHaveText(ar.success);
+    },
+  },
+  {
+    screen: 'link page',
+    reach: async (page) => {
+      await page.addInitScript(() => localStorage.setItem('user', '{"role":"marketing","id":42}'));
+      await open(page, '/register/my-registration-link');
+      await expect(page.getByRole('button', { name: ar.buttonCopy })).toBeVisible();
+    },
+  },
+  {
+    screen: 'link page, not authorised',
+    reach: async (page) => {
+      await open(page, '/register/my-registration-link');
+      await expect(page.getByText(ar.errorNotAuthorized)).toBeVisible();
+    },
+  },
+  {
+    screen: '404',
+    reach: async (page) => {
+      await open(page, '/register/no-such-page');
+      await expect(page.getByText(ar.notFound)).toBeVisible();
+    },
+  },
+];
+
+for (const { screen, reach } of screens) {
+  test(`axe: ${screen} has no WCAG 2.2 AA violation`, async ({ page }, testInfo) => {
+    await reach(page);
+    expect(await axe(page, screen, testInfo.project.name)).toEqual([]);
+  });
+}
+
+test('the red error line and the green success line have at least 4.5:1 contrast', async ({
+  page,
+}, testInfo) => {
+  await open(page, formPath);
+  await fill(page, '96651');
+  await page.getByRole('button', { name: ar.buttonSubmit }).click();
+  await expect(page.getByRole('alert')).toHaveText(ar.errorInvalid);
+  const error = await contrastRatio(page, '[role="alert"]');
+
+  await fill(page, uniquePhone());
+  await page.getByRole('button', { name: ar.buttonSubmit }).click();
+  await expect(page.getByRole('status')).toHaveText(ar.success);
+  const success = await contrastRatio(page, '[role="status"]');
+
+  console.log(
+    `contrast [${testInfo.project.name}]: error line ${error.toFixed(2)}:1, ` +
+      `success line ${success.toFixed(2)}:1`,
+  );
+  expect(error).toBeGreaterThanOrEqual(4.5);
+  expect(success).toBeGreaterThanOrEqual(4.5);
+});

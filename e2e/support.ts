@@ -1,0 +1,208 @@
+import { execFile } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { promisify } from 'node:util';
+import AxeBuilder from '@axe-core/playwright';
+import { test as base, expect, type Page, type Request, type Response } from '@playwright/test';
+import { ar } from '../src/domain/catalogue';
+import { waitForHydration } from './hydration';
+
+export { expect, waitForHydration };
+
+/** The apiBaseUrl-relative path of SPEC §7's one call. */
+export const registerApi = '**/api/external-register';
+
+/** The brand the e2e build uses: playwright.config.ts sets VITE_BRAND empty, so the default. */
+export const brand = ar.brandDefault;
+
+/** A person's name as people type it (test data, not product copy). */
+export const arabicName = 'نورة القحطاني';
+
+/**
+ * Every test gets a fresh context; on top of that, any uncaught page error or console error
+ * (a hydration mismatch is one) fails the test, and so does a 503 from the server. The
+ * browser's own "Failed to load resource" lines are expected where a test fails a request.
+ */
+export const test = base.extend<{ pageErrors: string[] }>({
+  pageErrors: [
+    async ({ page }, use) => {
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      // The server sheds load with a 503 when its event loop lags (@fastify/under-pressure);
+      // on a starved machine that breaks a page load, so it is named here rather than left to
+      // surface as a time-out somewhere else.
+      page.on('response', (response) => {
+        if (response.status() === 503) errors.push(`503 (load shed?) for ${response.url()}`);
+      });
+      page.on('console', (message) => {
+        if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
+          errors.push(message.text());
+        }
+      });
+      await use(errors);
+      expect(errors, 'page errors and console errors').toEqual([]);
+    },
+    { auto: true },
+  ],
+});
+
+/**
+ * A 9665 number no other test uses: the server keeps one sign-up per phone and notes for 24
+ * hours, and both projects run every test against the same database.
+ */
+export function uniquePhone(): string {
+  return `9665${String(randomInt(0, 100_000_000)).padStart(8, '0')}`;
+}
+
+/** The same digits as an Arabic keyboard types them (U+0660..U+0669). */
+export function arabicIndic(digits: string): string {
+  return digits.replace(/\d/g, (digit) => String.fromCharCode(0x0660 + Number(digit)));
+}
+
+/**
+ * Opens a page of the app and waits until React has hydrated it. A 503 on the way (the page or
+ * one of its scripts shed by the server) fails at once: that page would never hydrate.
+ */
+export async function open(page: Page, path: string) {
+  let onShed: (url: string) => void = () => {};
+  const shed = new Promise<never>((_resolve, reject) => {
+    onShed = (url) => reject(new Error(`the server answered 503 (load shed) for ${url}`));
+  });
+  // Handled here too, so that a 503 during goto() is not an unhandled rejection meanwhile.
+  shed.catch(() => {});
+  const watch = (response: Response) => {
+    if (response.status() === 503) onShed(response.url());
+  };
+  page.on('response', watch);
+  try {
+    const response = await page.goto(path);
+    const hydrated = waitForHydration(page);
+    hydrated.catch(() => {}); // left waiting when a 503 wins the race
+    await Promise.race([hydrated, shed]);
+    return response;
+  } finally {
+    page.off('response', watch);
+  }
+}
+
+/**
+ * Records every POST to the registration API. `settle()` then proves a negative without a
+ * sleep: the browser reports requests in order, so once a later fetch of /api/health has
+ * been seen, a POST made before it would have been seen too.
+ */
+export function recordPosts(page: Page) {
+  const posts: Request[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'POST' && request.url().includes('/api/external-register')) {
+      posts.push(request);
+    }
+  });
+  return {
+    posts,
+    async settle() {
+      await Promise.all([
+        page.waitForRequest((request) => request.url().endsWith('/api/health')),
+        page.evaluate(() => fetch('/api/health').then((response) => response.status)),
+      ]);
+    },
+  };
+}
+
+export interface ExportedRow {
+  id: string;
+  created_at: string;
+  name: string;
+  email: string | null;
+  phone: string;
+  notes: string;
+  marketing_id: string | null;
+  package_key: string | null;
+  source: string | null;
+}
+
+const run = promisify(execFile);
+
+/** Every stored row, read back the way an operator does: `npm run export -- --format jsonl`. */
+export async function exportRows(): Promise<ExportedRow[]> {
+  const databasePath = process.env.E2E_DATABASE_PATH;
+  if (databasePath === undefined)
+    throw new Error('E2E_DATABASE_PATH is set by playwright.config.ts');
+  const { stdout } = await run('npm', ['run', '--silent', 'export', '--', '--format', 'jsonl'], {
+    env: { ...process.env, DATABASE_URL: `sqlite:${databasePath}`, LOG_LEVEL: 'warn' },
+  });
+  return stdout
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as ExportedRow);
+}
+
+/** The one stored row for a phone (each sign-up uses its own), failing unless there is one. */
+export async function storedRow(phone: string): Promise<ExportedRow> {
+  const [row] = await storedRows([phone]);
+  return row as ExportedRow;
+}
+
+/** The stored rows for several phones with one export (each `npm run export` costs ~1 s). */
+export async function storedRows(phones: string[]): Promise<ExportedRow[]> {
+  const rows = await exportRows();
+  return phones.map((phone) => {
+    const matching = rows.filter((row) => row.phone === phone);
+    expect(matching, `rows stored for ${phone}`).toHaveLength(1);
+    return matching[0] as ExportedRow;
+  });
+}
+
+export const wcagTags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+
+/** Runs axe at WCAG 2.2 AA, prints the result for the CI log and returns the violations. */
+export async function axe(page: Page, screen: string, project: string) {
+  const results = await new AxeBuilder({ page }).withTags(wcagTags).analyze();
+  const incomplete = results.incomplete.map((rule) => rule.id);
+  console.log(
+    `axe [${project}] ${screen}: ${results.violations.length} violations, ` +
+      `${results.passes.length} rules passed, ${results.inapplicable.length} not applicable` +
+      (incomplete.length > 0 ? `, to review: ${incomplete.join(', ')}` : ''),
+  );
+  return results.violations.map((violation) => ({
+    id: violation.id,
+    help: violation.help,
+    targets: violation.nodes.map((node) => node.target.join(' ')),
+  }));
+}
+
+/**
+ * WCAG 2.x contrast ratio of an element's text against the first opaque background behind it,
+ * from the computed colours (rgb/rgba as Chromium reports them).
+ */
+export async function contrastRatio(page: Page, selector: string): Promise<number> {
+  return page.locator(selector).evaluate((element) => {
+    const parse = (colour: string) => {
+      const match = colour.match(/rgba?\(([^)]+)\)/);
+      if (match === null) throw new Error(`cannot read colour ${colour}`);
+      const [r = 0, g = 0, b = 0, a = 1] = (match[1] ?? '').split(/[ ,/]+/).map(Number);
+      return { r, g, b, a };
+    };
+    const luminance = ({ r, g, b }: { r: number; g: number; b: number }) => {
+      const channel = (value: number) => {
+        const c = value / 255;
+        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+      };
+      return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+    };
+    let backgroundElement: Element | null = element;
+    let background = { r: 255, g: 255, b: 255, a: 1 };
+    while (backgroundElement !== null) {
+      const colour = parse(getComputedStyle(backgroundElement).backgroundColor);
+      if (colour.a === 1) {
+        background = colour;
+        break;
+      }
+      backgroundElement = backgroundElement.parentElement;
+    }
+    const text = parse(getComputedStyle(element).color);
+    const [light, dark] = [luminance(text), luminance(background)].sort((x, y) => y - x) as [
+      number,
+      number,
+    ];
+    return (light + 0.05) / (dark + 0.05);
+  });
+}

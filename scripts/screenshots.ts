@@ -1,0 +1,157 @@
+// `npm run screenshots`: builds into a folder of its own, starts the production server on a
+// free port with a fresh SQLite file (as playwright.config.ts does), and saves a PNG of every
+// screen and state, on a phone and on a desktop, into docs/screenshots/. Chromium is Debian's
+// (or CHROME_PATH).
+import { execSync, spawn } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type BrowserContextOptions, type Page } from '@playwright/test';
+import { waitForHydration } from '../e2e/hydration';
+import { ar } from '../src/domain/catalogue';
+
+const outDir = 'docs/screenshots';
+const executablePath = process.env.CHROME_PATH ?? '/usr/bin/chromium';
+if (!existsSync(executablePath)) {
+  throw new Error(
+    `No chromium at ${executablePath}: install it with 'apt-get install chromium' or set CHROME_PATH.`,
+  );
+}
+
+const devices: Record<string, BrowserContextOptions> = {
+  phone: {
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 2,
+    isMobile: true,
+    hasTouch: true,
+  },
+  desktop: { viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 },
+};
+
+const formPath = '/register/register-client/premium_reco/1001';
+const linkPath = '/register/my-registration-link';
+const visitorName = 'نورة القحطاني';
+
+async function open(page: Page, path: string) {
+  await page.goto(path);
+  await waitForHydration(page);
+}
+
+async function fill(page: Page, phone: string) {
+  await page.getByRole('textbox', { name: ar.fieldName }).fill(visitorName);
+  await page.getByRole('textbox', { name: ar.fieldEmail }).fill('noura@example.com');
+  await page.getByRole('textbox', { name: ar.fieldPhone }).fill(phone);
+}
+
+/** Each state, reached the way a visitor reaches it. */
+const states: Record<string, (page: Page) => Promise<void>> = {
+  'form-empty': (page) => open(page, formPath),
+  'form-error': async (page) => {
+    await open(page, formPath);
+    await fill(page, '96650123');
+    await page.getByRole('button', { name: ar.buttonSubmit }).click();
+    await page.getByRole('alert').getByText(ar.errorInvalid).waitFor();
+  },
+  'form-success': async (page) => {
+    await open(page, formPath);
+    await fill(page, `9665${String(randomInt(0, 100_000_000)).padStart(8, '0')}`);
+    await page.getByRole('button', { name: ar.buttonSubmit }).click();
+    await page.getByRole('status').getByText(ar.success).waitFor();
+  },
+  'free-trial': (page) => open(page, '/register/register-client'),
+  'link-page': async (page) => {
+    await page.addInitScript(() => localStorage.setItem('user', '{"role":"marketing","id":1042}'));
+    await open(page, linkPath);
+    await page.getByRole('button', { name: ar.buttonCopy }).waitFor();
+    // The QR code is drawn on the client, a moment after the rest.
+    await page.getByRole('img', { name: ar.altQrCode }).waitFor();
+  },
+  'not-authorised': async (page) => {
+    await open(page, linkPath);
+    await page.getByText(ar.errorNotAuthorized).waitFor();
+  },
+  'not-found': (page) => open(page, '/register/no-such-page'),
+};
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no free port');
+  return address.port;
+}
+
+async function waitForHealth(url: string, server: ReturnType<typeof spawn>) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`the server did not answer ${url} within 60 s`);
+}
+
+const port = await freePort();
+const dataDir = mkdtempSync(join(tmpdir(), 'tasjeel-screenshots-'));
+// `npm run build`'s steps, into a build of this script's own (see playwright.config.ts).
+const distDir = resolve('node_modules/.cache/tasjeel-screenshots/dist');
+execSync(
+  [
+    `vite build --logLevel warn --outDir ${distDir}/web`,
+    `vite build --logLevel warn --ssr entry-server.tsx --outDir ${distDir}/ssr`,
+    `tsx scripts/compress.ts ${distDir}/web`,
+  ].join(' && '),
+  { stdio: 'inherit', env: { ...process.env, VITE_BRAND: '', VITE_API_BASE_URL: '' } },
+);
+const baseURL = `http://127.0.0.1:${port}`;
+const server = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+  stdio: ['ignore', 'inherit', 'inherit'],
+  env: {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: `sqlite:${join(dataDir, 'screenshots.db')}`,
+    LOG_LEVEL: 'warn',
+    DIST_DIR: distDir,
+    SITE_URL: '',
+    REDIS_URL: '',
+  },
+});
+
+try {
+  await waitForHealth(`${baseURL}/api/health`, server);
+  mkdirSync(outDir, { recursive: true });
+  const browser = await chromium.launch({
+    executablePath,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  try {
+    for (const [device, options] of Object.entries(devices)) {
+      for (const [state, reach] of Object.entries(states)) {
+        const context = await browser.newContext({ ...options, baseURL, locale: 'ar-SA' });
+        const page = await context.newPage();
+        await reach(page);
+        const file = join(outDir, `${device}-${state}.png`);
+        await page.screenshot({ path: file, fullPage: true, animations: 'disabled' });
+        console.log(`${file}  ${Math.round(statSync(file).size / 1024)} KB`);
+        await context.close();
+      }
+    }
+  } finally {
+    await browser.close();
+  }
+} finally {
+  if (server.exitCode === null) {
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    await exited;
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+}
