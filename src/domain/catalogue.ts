@@ -22,9 +22,33 @@ export const ar = {
   headingMyLink: 'رابط التسجيل الخاص بي',
   buttonCopy: 'نسخ الرابط',
   alertCopied: 'تم نسخ الرابط!',
+  // The sharing kit of the link page (issue 7); the free-trial pick reuses headingFreeTrial.
+  fieldPackage: 'الباقة',
+  altQrCode: 'رمز QR لرابط التسجيل',
+  buttonDownloadQr: 'تنزيل رمز QR',
+  errorQrCode: 'تعذر إنشاء رمز QR',
+  buttonShareWhatsApp: 'مشاركة عبر واتساب',
+  buttonShare: 'مشاركة',
+  shareInvitationPackage: (label: string) => `أدعوك للتسجيل في باقة ${label} عبر هذا الرابط:`,
+  shareInvitationFreeTrial: 'أدعوك للتسجيل في التجربة المجانية عبر هذا الرابط:',
+  // The WhatsApp message: the invitation, then the link on its own line (WhatsApp makes it a link).
+  shareMessage: (invitation: string, link: string) => `${invitation}\n${link}`,
   errorTooManyRequests: 'محاولات كثيرة، يرجى المحاولة بعد قليل',
   errorBadRequest: 'طلب غير صالح',
   notesPackagePrefix: 'مسجل في باقة',
   notesMarketerLink: 'تم التسجيل من رابط مسوق خارجي',
   notesGeneralLink: 'تم التسجيل من رابط تسجيل عام',
+} as const;
+
+// Link previews (issue 7): the description and Open Graph tags of the server-rendered head, and
+// the text of the preview image (scripts/og-image.ts). Only the server's render uses them, so
+// they are kept out of `ar`, which the pages' JavaScript carries whole.
+export const arPreview = {
+  // The site's description, once in index.html: the link page and unknown paths use it.
+  description: 'سجل اهتمامك بباقات التوصيات والمحافظ أو بالتجربة المجانية، وسنتواصل معك قريباً.',
+  descriptionPackage: (label: string) => `سجل اهتمامك بباقة ${label}، وسنتواصل معك قريباً.`,
+  descriptionFreeTrial: 'سجل اهتمامك بالتجربة المجانية، وسنتواصل معك قريباً.',
+  imageHeadline: 'سجل اهتمامك الآن',
+  imageTagline: 'باقات التوصيات والمحافظ والتجربة المجانية',
+  imageAlt: 'سجل اهتمامك الآن: باقات التوصيات والمحافظ والتجربة المجانية',
 } as const;

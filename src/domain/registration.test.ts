@@ -43,6 +43,9 @@ describe('registrationSchema', () => {
     ['a marketing_id over 64 characters', { marketing_id: 'm'.repeat(65) }],
     ['an unknown key', { admin: true }],
     ['a number for a name', { name: 5 }],
+    ['a NUL in the name', { name: 'سا\u0000رة' }],
+    ['a lone surrogate in the name', { name: 'سارة \ud83d' }],
+    ['a control character in the notes', { notes: 'hello\u0007' }],
   ])('refuses %s', (_, change) => {
     expect(registrationSchema.safeParse({ ...valid, ...change }).success).toBe(false);
   });

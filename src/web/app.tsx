@@ -1,26 +1,35 @@
 import { useEffect } from 'react';
-import { Route, Routes, useLocation } from 'react-router';
 import { ar } from '../domain/catalogue';
 import { MyLinkPage } from './my-link-page';
 import { RegistrationPage } from './registration-page';
-import { formPaths, matchScreen, myLinkPath } from './routes';
+import { basename, matchScreen } from './routes';
 
-export function App() {
-  const { pathname } = useLocation();
-  const { title } = matchScreen(pathname);
+/**
+ * The screen at `location` (its path, /register prefix included). Every link leaves the app,
+ * so there is no client-side navigation and no router: the server renders the screen of the
+ * request, and the client hydrates the screen of window.location (issue 6: React Router's
+ * components cost 13 KB gzip on the form's budget; routes.ts still matches with its matcher).
+ */
+export function App({ location }: { location: string }) {
+  const screen = matchScreen(location, basename);
+  const { title } = screen;
 
-  // The server writes the first <title> into the head; this keeps it right on client navigation.
+  // The server writes the first <title> into the head; this keeps it right if the screen changes.
   useEffect(() => {
     document.title = title;
   }, [title]);
 
-  return (
-    <Routes>
-      {formPaths.map((path) => (
-        <Route key={path} path={path} element={<RegistrationPage />} />
-      ))}
-      <Route path={myLinkPath} element={<MyLinkPage />} />
-      <Route path="*" element={ar.notFound} />
-    </Routes>
-  );
+  switch (screen.kind) {
+    case 'form':
+      return <RegistrationPage packageName={screen.packageName} marketerId={screen.marketerId} />;
+    case 'myLink':
+      return <MyLinkPage />;
+    case 'notFound':
+      // English on an Arabic page: left-to-right and marked so, or it reads 'Page Not … - 404'.
+      return (
+        <main className="page" dir="ltr" lang="en">
+          {ar.notFound}
+        </main>
+      );
+  }
 }

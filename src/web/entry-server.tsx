@@ -1,40 +1,37 @@
 import { StrictMode } from 'react';
 import { renderToString } from 'react-dom/server';
-import { StaticRouter } from 'react-router';
+import type { RouteAttribution } from '../domain/notes';
 import { App } from './app';
+import { pageHead } from './head';
 import { basename, matchScreen } from './routes';
 
 export interface Rendered {
   html: string;
   head: string;
   status: 200 | 404;
+  /** On a form route, its package and marketer (what the server counts a visit for). */
+  form?: RouteAttribution;
+}
+
+export interface RenderOptions {
+  /** The site's public origin (https://host[:port]): link previews need absolute URLs. */
+  origin?: string;
 }
 
 /** The server's contract: url is the request's path and query, /register prefix included. */
-export function render(url: string): Rendered {
+export function render(url: string, { origin = '' }: RenderOptions = {}): Rendered {
   const screen = matchScreen(url, basename);
   const html = renderToString(
     <StrictMode>
-      <StaticRouter basename={basename} location={url}>
-        <App />
-      </StaticRouter>
+      <App location={url} />
     </StrictMode>,
   );
   return {
     html,
-    head: `<title>${escapeHtml(screen.title)}</title>`,
+    head: pageHead(screen, url, origin),
     status: screen.kind === 'notFound' ? 404 : 200,
+    ...(screen.kind === 'form' && {
+      form: { packageName: screen.packageName, marketerId: screen.marketerId },
+    }),
   };
-}
-
-const entities: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => entities[char] ?? char);
 }

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { linkMarketerId, marketerLink } from './marketer-link';
+import { ar } from '../domain/catalogue';
+import { packageKeys, packageLabels } from '../domain/packages';
+import { brand } from './env';
+import { linkMarketerId, marketerLink, qrFileName, whatsAppShareUrl } from './marketer-link';
+import { basename, matchScreen } from './routes';
 
 describe('linkMarketerId: who may see the link page (SPEC §6)', () => {
   it.each([
@@ -32,6 +36,53 @@ describe('marketerLink', () => {
     );
     expect(marketerLink('https://example.com', 'a/b c')).toBe(
       'https://example.com/register/marketer/a%2Fb%20c',
+    );
+  });
+
+  it.each(packageKeys)('is {origin}/register/register-client/%s/{id} for that package', (key) => {
+    expect(marketerLink('https://example.com', 'a/b c', key)).toBe(
+      `https://example.com/register/register-client/${key}/a%2Fb%20c`,
+    );
+  });
+
+  it.each([undefined, ...packageKeys])(
+    'opens the form of its pick (%s) for its marketer',
+    (key) => {
+      const { pathname } = new URL(marketerLink('https://example.com', 'a/b c', key));
+      expect(matchScreen(pathname, basename)).toEqual({
+        kind: 'form',
+        packageName: key,
+        marketerId: 'a/b c',
+        title:
+          key === undefined ? ar.titleGeneric(brand) : ar.titlePackage(packageLabels[key], brand),
+      });
+    },
+  );
+});
+
+describe('whatsAppShareUrl', () => {
+  it('puts the whole text, Arabic, line breaks and all, in wa.me text parameter', () => {
+    const text = ar.shareMessage(
+      ar.shareInvitationPackage(packageLabels.premium_reco),
+      'https://example.com/register/register-client/premium_reco/7?a=1&b=2#x',
+    );
+    const url = new URL(whatsAppShareUrl(text));
+    expect(`${url.origin}${url.pathname}`).toBe('https://wa.me/');
+    expect([...url.searchParams.keys()]).toEqual(['text']);
+    expect(url.searchParams.get('text')).toBe(text);
+    expect(whatsAppShareUrl(text)).toBe(`https://wa.me/?text=${encodeURIComponent(text)}`);
+  });
+});
+
+describe('qrFileName', () => {
+  it('names the PNG after the marketer and the pick', () => {
+    expect(qrFileName('42')).toBe('tasjeel-42-free-trial.png');
+    expect(qrFileName('m-7', 'economy_reco')).toBe('tasjeel-m-7-economy_reco.png');
+  });
+
+  it('keeps an id from reading as a folder or an odd file name', () => {
+    expect(qrFileName('../a b\\c:d', 'premium_portfolio')).toBe(
+      'tasjeel-___a_b_c_d-premium_portfolio.png',
     );
   });
 });

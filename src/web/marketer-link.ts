@@ -1,10 +1,14 @@
-import { z } from 'zod';
-import { basename } from './routes';
+import * as z from 'zod/mini';
+import { registrationPath } from '../domain/links';
+import type { PackageKey } from '../domain/packages';
 
 // SPEC §6: the only roles that may see their registration link.
 const storedUserSchema = z.object({
   role: z.enum(['marketing', 'team_leader_marketing']),
-  id: z.union([z.string().trim().min(1), z.number().int().nonnegative()]).transform(String),
+  id: z.pipe(
+    z.union([z.string().check(z.trim(), z.minLength(1)), z.int().check(z.nonnegative())]),
+    z.transform(String),
+  ),
 });
 
 /**
@@ -21,7 +25,25 @@ export function linkMarketerId(storedUser: string | null): string | null {
   }
 }
 
-/** SPEC §9: {origin}/register/marketer/{marketerId}. */
-export function marketerLink(origin: string, marketerId: string): string {
-  return `${origin}${basename}/marketer/${encodeURIComponent(marketerId)}`;
+/**
+ * A marketer's link: SPEC §9's {origin}/register/marketer/{marketerId} for the free trial (no
+ * package), {origin}/register/register-client/{package}/{marketerId} for a package (issue 7).
+ * The path comes from the route table (../domain/links.ts), so the link opens the right form.
+ */
+export function marketerLink(origin: string, marketerId: string, packageKey?: PackageKey): string {
+  return `${origin}${registrationPath({ packageName: packageKey, marketerId })}`;
+}
+
+/** WhatsApp's click-to-chat link: the app opens with the text ready and lets the user pick a chat. */
+export function whatsAppShareUrl(text: string): string {
+  return `https://wa.me/?text=${encodeURIComponent(text)}`;
+}
+
+/**
+ * The downloaded QR code's name, tasjeel-{id}-{package or free-trial}.png; characters that a
+ * file name cannot hold (or that would read as a folder) become '_'.
+ */
+export function qrFileName(marketerId: string, packageKey?: PackageKey): string {
+  const id = marketerId.replace(/[^\p{L}\p{N}_-]/gu, '_');
+  return `tasjeel-${id}-${packageKey ?? 'free-trial'}.png`;
 }

@@ -1,6 +1,9 @@
+import { inflateSync } from 'node:zlib';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
+import jsQR from 'jsqr';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ar } from '../domain/catalogue';
+import { type PackageKey, packageKeys, packageLabels } from '../domain/packages';
 import { brand } from './env';
 import { renderApp } from './render-app';
 
@@ -15,8 +18,13 @@ function setExecCommand(execCommand: (command: string) => boolean) {
   Object.defineProperty(document, 'execCommand', { value: execCommand, configurable: true });
 }
 
+function setNavigatorShare(share: Navigator['share'] | undefined) {
+  Object.defineProperty(navigator, 'share', { value: share, configurable: true });
+}
+
 afterEach(() => {
   Reflect.deleteProperty(navigator, 'clipboard');
+  Reflect.deleteProperty(navigator, 'share');
   Reflect.deleteProperty(document, 'execCommand');
 });
 
@@ -26,6 +34,12 @@ function storeUser(user: unknown) {
 
 const linkBox = () => screen.getByRole<HTMLTextAreaElement>('textbox', { name: ar.headingMyLink });
 const copyButton = () => screen.getByRole('button', { name: ar.buttonCopy });
+const picker = () => screen.getByRole<HTMLSelectElement>('combobox', { name: ar.fieldPackage });
+const pick = (packageKey: PackageKey | '') =>
+  fireEvent.change(picker(), { target: { value: packageKey } });
+const freeTrialLink = (id: string) => `${location.origin}/register/marketer/${id}`;
+const packageLink = (packageKey: PackageKey, id: string) =>
+  `${location.origin}/register/register-client/${packageKey}/${id}`;
 
 describe('the my-registration-link page', () => {
   it.each(['marketing', 'team_leader_marketing'])('shows a %s user their link', (role) => {
@@ -101,6 +115,9 @@ describe('the my-registration-link page', () => {
     expect(screen.queryByRole('heading')).not.toBeInTheDocument();
     expect(screen.queryByRole('textbox')).not.toBeInTheDocument();
     expect(screen.queryByRole('button')).not.toBeInTheDocument();
+    expect(screen.queryByRole('combobox')).not.toBeInTheDocument();
+    expect(screen.queryByRole('link')).not.toBeInTheDocument();
+    expect(screen.queryByRole('img')).not.toBeInTheDocument();
   });
 
   it('follows a login or logout in another tab', () => {
@@ -109,5 +126,218 @@ describe('the my-registration-link page', () => {
     storeUser({ role: 'marketing', id: 5 });
     fireEvent(window, new StorageEvent('storage', { key: 'user' }));
     expect(linkBox()).toHaveValue(`${location.origin}/register/marketer/5`);
+  });
+});
+
+/**
+ * The pixels of a PNG data URL as RGBA, for jsQR. jsdom draws no canvas, so the page's
+ * qrcode runs its Node build, which writes the PNG itself: 8-bit RGB(A), not interlaced, with
+ * any of PNG's five row filters. That is all this reads.
+ */
+function pngToRgba(dataUrl: string): { data: Uint8ClampedArray; width: number; height: number } {
+  const prefix = 'data:image/png;base64,';
+  expect(dataUrl.startsWith(prefix)).toBe(true);
+  const png = Buffer.from(dataUrl.slice(prefix.length), 'base64');
+  let width = 0;
+  let height = 0;
+  let channels = 0;
+  const compressed: Buffer[] = [];
+  for (let at = 8; at < png.length;) {
+    const length = png.readUInt32BE(at);
+    const type = png.toString('latin1', at + 4, at + 8);
+    const body = png.subarray(at + 8, at + 8 + length);
+    if (type === 'IHDR') {
+      width = body.readUInt32BE(0);
+      height = body.readUInt32BE(4);
+      expect([body[8], body[12]]).toEqual([8, 0]); // bit depth 8, no interlacing
+      channels = { 2: 3, 6: 4 }[body[9]!] ?? 0;
+      expect(channels).not.toBe(0); // RGB or RGBA
+    } else if (type === 'IDAT') {
+      compressed.push(body);
+    }
+    at += 12 + length;
+  }
+  const rows = inflateSync(Buffer.concat(compressed));
+  const stride = width * channels;
+  const pixels = new Uint8Array(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = rows[y * (stride + 1)];
+    for (let x = 0; x < stride; x++) {
+      const left = x >= channels ? pixels[y * stride + x - channels]! : 0;
+      const up = y > 0 ? pixels[(y - 1) * stride + x]! : 0;
+      const upLeft = x >= channels && y > 0 ? pixels[(y - 1) * stride + x - channels]! : 0;
+      const estimate = left + up - upLeft;
+      const [dLeft, dUp, dUpLeft] = [left, up, upLeft].map((v) => Math.abs(estimate - v));
+      const paeth = dLeft! <= dUp! && dLeft! <= dUpLeft! ? left : dUp! <= dUpLeft! ? up : upLeft;
+      const predictor = [0, left, up, (left + up) >> 1, paeth][filter!]!;
+      pixels[y * stride + x] = (rows[y * (stride + 1) + 1 + x]! + predictor) & 0xff;
+    }
+  }
+  const data = new Uint8ClampedArray(width * height * 4);
+  for (let i = 0; i < width * height; i++) {
+    data.set(pixels.subarray(i * channels, i * channels + 3), i * 4);
+    data[i * 4 + 3] = channels === 4 ? pixels[i * channels + 3]! : 255;
+  }
+  return { data, width, height };
+}
+
+/** What a phone camera would read from the QR code drawn on the page, once it is drawn. */
+async function scanDrawnQrCode(link: string): Promise<string | undefined> {
+  const image = await screen.findByRole<HTMLImageElement>('img', { name: ar.altQrCode });
+  // Wait until the code for this link replaced the one for the previous pick.
+  return waitFor(() => {
+    const { data, width, height } = pngToRgba(image.getAttribute('src') ?? '');
+    const read = jsQR(data, width, height)?.data;
+    expect(read).toBe(link);
+    return read;
+  });
+}
+
+describe('the sharing kit of the link page (issue 7)', () => {
+  it('offers the free trial, picked first, and the six packages', () => {
+    storeUser({ role: 'marketing', id: 42 });
+    renderApp(path);
+    const options = Array.from(picker().options);
+    expect(options.map((option) => option.text)).toEqual([
+      ar.headingFreeTrial,
+      ...packageKeys.map((key) => packageLabels[key]),
+    ]);
+    expect(picker().selectedOptions[0]?.text).toBe(ar.headingFreeTrial);
+    expect(linkBox()).toHaveValue(freeTrialLink('42'));
+  });
+
+  it('shows the link of each package picked, and the free-trial link again', () => {
+    storeUser({ role: 'marketing', id: 42 });
+    renderApp(path);
+    for (const packageKey of packageKeys) {
+      pick(packageKey);
+      expect(linkBox()).toHaveValue(packageLink(packageKey, '42'));
+    }
+    pick('');
+    expect(linkBox()).toHaveValue(freeTrialLink('42'));
+  });
+
+  it('copies the picked link, then says so', async () => {
+    storeUser({ role: 'marketing', id: 'm-7' });
+    const writeText = vi.fn<Clipboard['writeText']>().mockResolvedValue();
+    setNavigatorClipboard({ writeText });
+    const alert = vi.spyOn(window, 'alert').mockImplementation(() => {});
+    renderApp(path);
+
+    pick('economy_portfolio');
+    fireEvent.click(copyButton());
+    await waitFor(() => expect(alert).toHaveBeenCalledWith(ar.alertCopied));
+    expect(writeText).toHaveBeenCalledWith(packageLink('economy_portfolio', 'm-7'));
+    expect(writeText.mock.invocationCallOrder[0]).toBeLessThan(alert.mock.invocationCallOrder[0]!);
+  });
+
+  it('draws a QR code that reads back as the shown link, pick after pick', async () => {
+    storeUser({ role: 'marketing', id: 42 });
+    renderApp(path);
+    expect(await scanDrawnQrCode(freeTrialLink('42'))).toBe(linkBox().value);
+    pick('premium_reco');
+    expect(await scanDrawnQrCode(packageLink('premium_reco', '42'))).toBe(linkBox().value);
+    pick('');
+    expect(await scanDrawnQrCode(freeTrialLink('42'))).toBe(linkBox().value);
+  });
+
+  it.each([
+    ['', 'tasjeel-42-free-trial.png'],
+    ['classic_reco', 'tasjeel-42-classic_reco.png'],
+  ] as const)('downloads the drawn QR code as a PNG (pick "%s")', async (packageKey, fileName) => {
+    storeUser({ role: 'marketing', id: 42 });
+    const clicks: { download: string; href: string }[] = [];
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (
+      this: HTMLAnchorElement,
+    ) {
+      clicks.push({ download: this.download, href: this.href });
+    });
+    renderApp(path);
+    pick(packageKey);
+    const link = packageKey === '' ? freeTrialLink('42') : packageLink(packageKey, '42');
+    await scanDrawnQrCode(link);
+
+    const download = screen.getByRole('button', { name: ar.buttonDownloadQr });
+    expect(download).toBeEnabled();
+    fireEvent.click(download);
+    const image = screen.getByRole('img', { name: ar.altQrCode });
+    expect(clicks).toEqual([{ download: fileName, href: image.getAttribute('src') }]);
+  });
+
+  it('says so when the QR code cannot be drawn, and offers no download', async () => {
+    vi.doMock('qrcode', () => ({ toDataURL: () => Promise.reject(new Error('no chunk')) }));
+    try {
+      storeUser({ role: 'marketing', id: 42 });
+      renderApp(path);
+      expect(await screen.findByText(ar.errorQrCode)).toBeInTheDocument();
+      expect(screen.queryByRole('img')).not.toBeInTheDocument();
+      expect(screen.getByRole('button', { name: ar.buttonDownloadQr })).toBeDisabled();
+      // The link itself, the copy and the sharing do not depend on the QR code.
+      expect(linkBox()).toHaveValue(freeTrialLink('42'));
+    } finally {
+      vi.doUnmock('qrcode');
+    }
+  });
+
+  it('shares the picked link on WhatsApp with the invitation', () => {
+    storeUser({ role: 'marketing', id: 42 });
+    renderApp(path);
+    const whatsApp = () => screen.getByRole('link', { name: ar.buttonShareWhatsApp });
+    const sharedText = () => {
+      const url = new URL(whatsApp().getAttribute('href') ?? '');
+      expect(`${url.origin}${url.pathname}`).toBe('https://wa.me/');
+      return url.searchParams.get('text');
+    };
+    expect(whatsApp()).toHaveAttribute('target', '_blank');
+    expect(whatsApp()).toHaveAttribute('rel', 'noopener');
+
+    expect(sharedText()).toBe(ar.shareMessage(ar.shareInvitationFreeTrial, freeTrialLink('42')));
+    pick('premium_portfolio');
+    const link = packageLink('premium_portfolio', '42');
+    const invitation = ar.shareInvitationPackage(packageLabels.premium_portfolio);
+    expect(sharedText()).toBe(ar.shareMessage(invitation, link));
+    expect(sharedText()).toContain(invitation);
+    expect(sharedText()?.split(/\s/)).toContain(link);
+  });
+
+  it('opens the system share sheet with the picked link where there is one', async () => {
+    storeUser({ role: 'team_leader_marketing', id: 9 });
+    const share = vi.fn<Navigator['share']>().mockResolvedValue();
+    setNavigatorShare(share);
+    renderApp(path);
+
+    fireEvent.click(screen.getByRole('button', { name: ar.buttonShare }));
+    expect(share).toHaveBeenLastCalledWith({
+      title: ar.titleGeneric(brand),
+      text: ar.shareInvitationFreeTrial,
+      url: freeTrialLink('9'),
+    });
+    pick('classic_portfolio');
+    fireEvent.click(screen.getByRole('button', { name: ar.buttonShare }));
+    expect(share).toHaveBeenLastCalledWith({
+      title: ar.titlePackage(packageLabels.classic_portfolio, brand),
+      text: ar.shareInvitationPackage(packageLabels.classic_portfolio),
+      url: packageLink('classic_portfolio', '9'),
+    });
+  });
+
+  it('says nothing when the share sheet is closed without sharing', async () => {
+    storeUser({ role: 'marketing', id: 9 });
+    const share = vi
+      .fn<Navigator['share']>()
+      .mockRejectedValue(new DOMException('closed', 'AbortError'));
+    setNavigatorShare(share);
+    const alert = vi.spyOn(window, 'alert').mockImplementation(() => {});
+    renderApp(path);
+
+    fireEvent.click(screen.getByRole('button', { name: ar.buttonShare }));
+    await waitFor(() => expect(share).toHaveBeenCalled());
+    expect(alert).not.toHaveBeenCalled();
+  });
+
+  it('has no share button where the browser has no share sheet', () => {
+    storeUser({ role: 'marketing', id: 9 });
+    renderApp(path);
+    expect(screen.queryByRole('button', { name: ar.buttonShare })).not.toBeInTheDocument();
   });
 });

@@ -1,6 +1,8 @@
-import { useRef, useSyncExternalStore } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { ar } from '../domain/catalogue';
-import { linkMarketerId, marketerLink } from './marketer-link';
+import { type PackageKey, packageKeys, packageLabels } from '../domain/packages';
+import { brand } from './env';
+import { linkMarketerId, marketerLink, qrFileName, whatsAppShareUrl } from './marketer-link';
 
 function subscribe(onChange: () => void) {
   window.addEventListener('storage', onChange);
@@ -33,14 +35,20 @@ export function MyLinkPage() {
       {marketerId === null ? (
         <p className="card">{ar.errorNotAuthorized}</p>
       ) : (
-        <LinkCard link={marketerLink(window.location.origin, marketerId)} />
+        <LinkCard marketerId={marketerId} />
       )}
     </main>
   );
 }
 
-function LinkCard({ link }: { link: string }) {
+function LinkCard({ marketerId }: { marketerId: string }) {
+  // No package means the free trial: the first link is SPEC's {origin}/register/marketer/{id}.
+  const [packageKey, setPackageKey] = useState<PackageKey>();
   const box = useRef<HTMLTextAreaElement>(null);
+  const link = marketerLink(window.location.origin, marketerId, packageKey);
+  const label = packageKey === undefined ? undefined : packageLabels[packageKey];
+  const invitation =
+    label === undefined ? ar.shareInvitationFreeTrial : ar.shareInvitationPackage(label);
 
   async function copy() {
     try {
@@ -53,9 +61,28 @@ function LinkCard({ link }: { link: string }) {
     window.alert(ar.alertCopied);
   }
 
+  function share() {
+    const title = label === undefined ? ar.titleGeneric(brand) : ar.titlePackage(label, brand);
+    // The user closing the share sheet rejects with an AbortError: nothing to say about it.
+    navigator.share({ title, text: invitation, url: link }).catch(() => {});
+  }
+
   return (
     <div className="card">
       <h1 id="heading">{ar.headingMyLink}</h1>
+      <label htmlFor="package">{ar.fieldPackage}</label>
+      <select
+        id="package"
+        value={packageKey ?? ''}
+        onChange={(event) => setPackageKey(packageKeys.find((key) => key === event.target.value))}
+      >
+        <option value="">{ar.headingFreeTrial}</option>
+        {packageKeys.map((key) => (
+          <option key={key} value={key}>
+            {packageLabels[key]}
+          </option>
+        ))}
+      </select>
       {/* A textarea wraps, so the marketer id at the end of a long link stays visible. */}
       <textarea
         ref={box}
@@ -71,7 +98,71 @@ function LinkCard({ link }: { link: string }) {
         <button type="button" onClick={copy}>
           {ar.buttonCopy}
         </button>
+        <a
+          className="button secondary"
+          href={whatsAppShareUrl(ar.shareMessage(invitation, link))}
+          target="_blank"
+          rel="noopener"
+        >
+          {ar.buttonShareWhatsApp}
+        </a>
+        {/* The system share sheet exists on most phones, rarely on desktops. */}
+        {typeof navigator.share === 'function' && (
+          <button type="button" className="secondary" onClick={share}>
+            {ar.buttonShare}
+          </button>
+        )}
       </div>
+      <QrCode link={link} fileName={qrFileName(marketerId, packageKey)} />
+    </div>
+  );
+}
+
+type DrawnQrCode = { link: string; dataUrl: string | null };
+
+function QrCode({ link, fileName }: { link: string; fileName: string }) {
+  const [drawn, setDrawn] = useState<DrawnQrCode>();
+
+  useEffect(() => {
+    let current = true;
+    // Loaded only here, in its own chunk, so the form's JavaScript does not carry it.
+    import('qrcode')
+      .then(({ toDataURL }) => toDataURL(link, { width: 512 }))
+      .then(
+        (dataUrl) => current && setDrawn({ link, dataUrl }),
+        () => current && setDrawn({ link, dataUrl: null }),
+      );
+    return () => {
+      current = false;
+    };
+  }, [link]);
+
+  // A code drawn for the link before the last pick is never shown or saved.
+  const dataUrl = drawn?.link === link ? drawn.dataUrl : undefined;
+
+  function download() {
+    if (!dataUrl) return;
+    const anchor = document.createElement('a');
+    anchor.href = dataUrl;
+    anchor.download = fileName;
+    // Firefox saves only from an anchor that is in the document.
+    document.body.append(anchor);
+    anchor.click();
+    anchor.remove();
+  }
+
+  return (
+    <div className="qr">
+      {dataUrl ? (
+        <img className="qr-code" src={dataUrl} alt={ar.altQrCode} width={512} height={512} />
+      ) : dataUrl === null ? (
+        <p className="message error">{ar.errorQrCode}</p>
+      ) : (
+        <div className="qr-code" aria-busy="true" />
+      )}
+      <button type="button" className="secondary" disabled={!dataUrl} onClick={download}>
+        {ar.buttonDownloadQr}
+      </button>
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import { useState, type ClipboardEvent, type FormEvent } from 'react';
-import { useParams } from 'react-router';
 import { ar } from '../domain/catalogue';
+import type { RouteAttribution } from '../domain/notes';
 import { normalizePhone, phoneMaxLength } from '../domain/phone';
 import {
   buildPayload,
@@ -17,8 +17,7 @@ const emptyValues: FormValues = { name: '', email: '', phone: '' };
 const fields: readonly Field[] = ['name', 'email', 'phone'];
 const errorId = 'form-error';
 
-export function RegistrationPage() {
-  const { packageName, marketerId } = useParams();
+export function RegistrationPage({ packageName, marketerId }: RouteAttribution) {
   const [values, setValues] = useState(emptyValues);
   const [invalid, setInvalid] = useState<readonly Field[]>([]);
   const [error, setError] = useState('');

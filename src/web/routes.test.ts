@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ar } from '../domain/catalogue';
+import { registrationPath } from '../domain/links';
 import { packageLabels } from '../domain/packages';
 import { brand } from './env';
 import { basename, formHeading, matchScreen } from './routes';
@@ -52,6 +53,14 @@ describe('matchScreen', () => {
     });
   });
 
+  it('matches as React Router did: in any case, an encoded slash decoded, a bad escape kept', () => {
+    expect(matchScreen('/REGISTER/Marketer/7//', basename)).toMatchObject({ marketerId: '7' });
+    expect(matchScreen('/register/marketer/a%2Fb', basename)).toMatchObject({ marketerId: 'a/b' });
+    expect(matchScreen('/register/marketer/%E0%A4%A', basename)).toMatchObject({
+      marketerId: '%E0%A4%A',
+    });
+  });
+
   it.each([
     '/register',
     '/register/',
@@ -62,6 +71,20 @@ describe('matchScreen', () => {
     '/elsewhere/register-client',
   ])('finds no screen at %s', (url) => {
     expect(matchScreen(url, basename)).toEqual({ kind: 'notFound', title: ar.notFound });
+  });
+});
+
+describe('registrationPath and matchScreen, the two sides of the route table', () => {
+  it.each([
+    { packageName: 'premium_reco', marketerId: 'a/b c' },
+    { packageName: 'باقة <جديدة>', marketerId: undefined },
+    { packageName: undefined, marketerId: '42' },
+    { packageName: undefined, marketerId: undefined },
+  ])('finds the form of %j at the path built for it', (route) => {
+    expect(matchScreen(registrationPath(route), basename)).toMatchObject({
+      kind: 'form',
+      ...route,
+    });
   });
 });
 

@@ -1,18 +1,10 @@
-import { matchRoutes } from 'react-router';
 import { ar } from '../domain/catalogue';
+import { basePath, formPaths, myLinkPath } from '../domain/links';
 import { packageLabel } from '../domain/packages';
 import { brand } from './env';
 
-export const basename = '/register';
-
-/** SPEC §2's form routes, relative to the basename; <Routes> in app.tsx renders the same list. */
-export const formPaths = [
-  '/register-client/:packageName/:marketerId',
-  '/register-client/:packageName',
-  '/marketer/:marketerId',
-  '/register-client',
-];
-export const myLinkPath = '/my-registration-link';
+// The route table is SPEC's, in ../domain/links.ts, where the links are built from it too.
+export const basename = basePath;
 
 export type Screen =
   | { kind: 'form'; packageName?: string; marketerId?: string; title: string }
@@ -29,17 +21,61 @@ export function formHeading(packageName: string | undefined): string {
   return `${ar.headingPrefix} ${packageName === undefined ? ar.headingFreeTrial : packageLabel(packageName)}`;
 }
 
-const routes = [...formPaths, myLinkPath].map((path) => ({ path }));
+// React Router's matching (matchRoutes) for these paths, without React Router: the client
+// bundle could not shed it (13 KB gzip of the form's 85 KB budget, issue 6). As there: the
+// query and hash are ignored, the basename and the paths match in any case, trailing slashes
+// do not count, and each segment is percent-decoded (the whole path stays as it came if one
+// segment is malformed), an encoded '/' included.
+function stripBasename(pathname: string, base: string): string | undefined {
+  if (base === '/') return pathname;
+  if (!pathname.toLowerCase().startsWith(base.toLowerCase())) return undefined;
+  const rest = pathname.slice(base.length);
+  return rest === '' ? '/' : rest.startsWith('/') ? rest : undefined;
+}
+
+function decodePath(pathname: string): string {
+  try {
+    return pathname
+      .split('/')
+      .map((segment) => decodeURIComponent(segment).replace(/\//g, '%2F'))
+      .join('/');
+  } catch {
+    return pathname;
+  }
+}
+
+/** The route's parameters when `pathname` (decoded, basename stripped) matches `path`. */
+function matchPath(path: string, pathname: string): Record<string, string> | undefined {
+  const parts = path.split('/');
+  const segments = pathname.replace(/\/+$/, '').split('/');
+  if (segments.length !== parts.length) return undefined;
+  const params: Record<string, string> = {};
+  for (const [i, part] of parts.entries()) {
+    const segment = segments[i] ?? '';
+    if (part.startsWith(':') && segment !== '') {
+      params[part.slice(1)] = segment.replace(/%2F/g, '/');
+    } else if (part.toLowerCase() !== segment.toLowerCase()) {
+      return undefined;
+    }
+  }
+  return params;
+}
 
 /**
- * Which screen a location shows, with its title: the server's <title> and status and the
- * client's document.title both come from here. It uses React Router's own matching (with its
- * URL decoding), so it cannot disagree with <Routes>.
+ * Which screen a location (a path with an optional query) shows, with its title: the server's
+ * <title> and status and the client's document.title all come from here.
  */
 export function matchScreen(location: string, base = '/'): Screen {
-  const match = matchRoutes(routes, location, base)?.[0];
-  if (match === undefined) return { kind: 'notFound', title: ar.notFound };
-  if (match.route.path === myLinkPath) return { kind: 'myLink', title: ar.titleMyLink(brand) };
-  const { packageName, marketerId } = match.params;
-  return { kind: 'form', packageName, marketerId, title: formTitle(packageName) };
+  const pathname = stripBasename(location.replace(/[?#].*$/, '') || '/', base);
+  if (pathname !== undefined) {
+    const decoded = decodePath(pathname);
+    if (matchPath(myLinkPath, decoded)) return { kind: 'myLink', title: ar.titleMyLink(brand) };
+    for (const path of formPaths) {
+      const params = matchPath(path, decoded);
+      if (params === undefined) continue;
+      const { packageName, marketerId } = params;
+      return { kind: 'form', packageName, marketerId, title: formTitle(packageName) };
+    }
+  }
+  return { kind: 'notFound', title: ar.notFound };
 }

@@ -1,0 +1,174 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { buildPayload, registrationSchema } from '../domain/registration';
+import {
+  buildReport,
+  conversionRate,
+  formatReport,
+  reportNotes,
+  runReport,
+  type ReportRow,
+} from './report';
+import { buildTestApp, testBackends } from './test-helpers';
+
+const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
+const run = promisify(execFile);
+
+const rows: ReportRow[] = [
+  { marketingId: '7', packageKey: null, visits: 12, visitors: 9, signUps: 1 },
+  { marketingId: '42', packageKey: 'premium_reco', visits: 31, visitors: 24, signUps: 3 },
+  { marketingId: '42', packageKey: 'classic_reco', visits: 0, visitors: 0, signUps: 1 },
+  { marketingId: null, packageKey: null, visits: 120, visitors: 95, signUps: 6 },
+];
+
+describe('conversionRate', () => {
+  it('is sign-ups per hundred unique visitors, one decimal, or a dash with no visitor', () => {
+    expect(conversionRate(3, 24)).toBe('12.5%');
+    expect(conversionRate(1, 3)).toBe('33.3%');
+    expect(conversionRate(0, 5)).toBe('0.0%');
+    expect(conversionRate(2, 0)).toBe('—');
+  });
+});
+
+describe('buildReport', () => {
+  it('puts visits and sign-ups of each link side by side, marketers by id, general last', () => {
+    const report = buildReport(
+      [
+        { marketingId: null, packageKey: null, visits: 120, visitors: 95 },
+        { marketingId: '42', packageKey: 'premium_reco', visits: 31, visitors: 24 },
+        { marketingId: '7', packageKey: null, visits: 12, visitors: 9 },
+      ],
+      [
+        { marketingId: '42', packageKey: 'premium_reco', signUps: 3 },
+        { marketingId: '42', packageKey: 'classic_reco', signUps: 1 },
+        { marketingId: '7', packageKey: null, signUps: 1 },
+        { marketingId: null, packageKey: null, signUps: 6 },
+      ],
+    );
+    expect(report).toEqual([rows[0], rows[2], rows[1], rows[3]]);
+  });
+});
+
+describe('formatReport', () => {
+  it('writes an aligned table with a total and what the numbers mean', () => {
+    const text = formatReport(rows, 'table');
+    expect(text).toBe(
+      [
+        'Visits and sign-ups per link, all time',
+        '',
+        'Marketer   Package       Visits  Unique visitors  Sign-ups  Conversion',
+        '7          (free trial)      12                9         1       11.1%',
+        '42         premium_reco      31               24         3       12.5%',
+        '42         classic_reco       0                0         1           —',
+        '(general)  (free trial)     120               95         6        6.3%',
+        '----------------------------------------------------------------------',
+        'Total                       163              128        11        8.6%',
+        '',
+        ...reportNotes,
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('names the period when there is one', () => {
+    const text = formatReport([], 'table', new Date('2025-03-01'));
+    expect(text.split('\n')[0]).toBe(
+      'Visits and sign-ups per link, since 2025-03-01T00:00:00.000Z',
+    );
+    expect(text).toMatch(/^Total +0 +0 +0 +—$/m);
+  });
+
+  it('writes CSV: one row per link, no total, empty for none, formulas disarmed', () => {
+    const csv = formatReport([...rows, { ...rows[0]!, marketingId: '=1+1' }], 'csv');
+    expect(csv).toBe(
+      '\uFEFF' +
+        [
+          'marketing_id,package_key,visits,unique_visitors,sign_ups,conversion_percent',
+          '7,,12,9,1,11.1',
+          '42,premium_reco,31,24,3,12.5',
+          '42,classic_reco,0,0,1,',
+          ',,120,95,6,6.3',
+          "'=1+1,,12,9,1,11.1",
+          '',
+        ].join('\r\n'),
+    );
+  });
+});
+
+describe('runReport', () => {
+  it.each([[['--format', 'pdf']], [['--since', 'last week']], [['--unknown']], [['extra']]])(
+    'refuses %j with exit code 2 and the usage',
+    async (argv) => {
+      let message = '';
+      const code = await runReport(argv, {}, { out: () => {}, err: (text) => (message += text) });
+      expect(code).toBe(2);
+      expect(message).toContain('usage: npm run report');
+    },
+  );
+});
+
+describe.each(testBackends)('on $name', (backend) => {
+  describe('npm run report', () => {
+    it('reports the visits and sign-ups of a known database, in both formats', async () => {
+      const clock = { now: new Date('2025-03-01T10:00:00Z') };
+      const { app, databaseUrl } = await buildTestApp(backend, {}, { now: () => clock.now });
+      const agent = 'Mozilla/5.0 (Linux; Android 14) Chrome/126.0 Mobile';
+      const visit = (url: string, remoteAddress: string) =>
+        app.inject({ url, remoteAddress, headers: { 'user-agent': agent } });
+      const signUp = (phone: string, route: { packageName?: string; marketerId?: string }) =>
+        app.registrations.register(
+          registrationSchema.parse(buildPayload({ name: 'سارة', email: '', phone }, route)),
+          clock.now,
+        );
+
+      // On 1 March, before --since: marketer 42's package link, seen once and signed up.
+      await visit('/register/register-client/premium_reco/42', '198.51.100.1');
+      await signUp('966500000001', { packageName: 'premium_reco', marketerId: '42' });
+      clock.now = new Date('2025-03-02T09:00:00Z');
+      // On 2 March: the same link, four visitors (one twice), two sign-ups; a general form.
+      for (const address of ['198.51.100.1', '198.51.100.1', '198.51.100.2', '198.51.100.3']) {
+        await visit('/register/register-client/premium_reco/42', address);
+      }
+      await visit('/register/register-client/premium_reco/42', '198.51.100.4');
+      await signUp('966500000002', { packageName: 'premium_reco', marketerId: '42' });
+      await signUp('966500000003', { packageName: 'premium_reco', marketerId: '42' });
+      await visit('/register/register-client', '198.51.100.9');
+      // Marketer 7's free-trial link brought a sign-up but no counted visit.
+      await signUp('966500000004', { marketerId: '7' });
+      await app.close();
+
+      let table = '';
+      const env = { DATABASE_URL: databaseUrl };
+      const code = await runReport(['--since', '2025-03-02'], env, {
+        out: (text) => (table += text),
+        err: (text) => expect.fail(text),
+      });
+      expect(code).toBe(0);
+      expect(table.split('\n').slice(0, 7)).toEqual([
+        'Visits and sign-ups per link, since 2025-03-02T00:00:00.000Z',
+        '',
+        'Marketer   Package       Visits  Unique visitors  Sign-ups  Conversion',
+        '7          (free trial)       0                0         1           —',
+        '42         premium_reco       5                4         2       50.0%',
+        '(general)  (free trial)       1                1         0        0.0%',
+        '----------------------------------------------------------------------',
+      ]);
+      expect(table.split('\n')[7]).toBe(
+        'Total                         6                5         3       60.0%',
+      );
+
+      const csv = await run(tsx, ['src/server/report.ts', '--format', 'csv'], {
+        env: { ...process.env, ...env },
+      });
+      expect(csv.stdout.slice(1).split('\r\n')).toEqual([
+        'marketing_id,package_key,visits,unique_visitors,sign_ups,conversion_percent',
+        '7,,0,0,1,',
+        '42,premium_reco,6,5,3,60.0',
+        ',,1,1,0,0.0',
+        '',
+      ]);
+    }, 30_000);
+  });
+});

@@ -1,0 +1,185 @@
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { packageKeys } from '../domain/packages';
+import { csvCell, parseSince, readDatabase, type Output } from './export';
+import {
+  createRegistrationRepository,
+  type LinkSignUps,
+} from './registrations/registration-repository';
+import { createVisitRepository, type LinkVisits } from './visits/visit-repository';
+
+export type ReportFormat = 'table' | 'csv';
+
+/** One link's numbers: a marketer (null: a general link) and a package (null: the free trial). */
+export interface ReportRow {
+  marketingId: string | null;
+  packageKey: string | null;
+  visits: number;
+  visitors: number;
+  signUps: number;
+}
+
+const usage = 'usage: npm run report -- [--since YYYY-MM-DD[THH:MM:SSZ]] [--format table|csv]';
+
+export const reportNotes = [
+  'Unique visitors are counted per UTC day (the visitor hash rotates daily): one person on two days counts twice.',
+  'Conversion is sign-ups / unique visitors. "(general)" is a link without a marketer; link-preview fetchers are not visits.',
+];
+
+/** Visits and sign-ups side by side, one row per link: marketers by id, general links last. */
+export function buildReport(visits: LinkVisits[], signUps: LinkSignUps[]): ReportRow[] {
+  const rows = new Map<string, ReportRow>();
+  const row = (marketingId: string | null, packageKey: string | null) => {
+    const key = JSON.stringify([marketingId, packageKey]);
+    let found = rows.get(key);
+    if (found === undefined) {
+      found = { marketingId, packageKey, visits: 0, visitors: 0, signUps: 0 };
+      rows.set(key, found);
+    }
+    return found;
+  };
+  for (const link of visits) {
+    const found = row(link.marketingId, link.packageKey);
+    found.visits += link.visits;
+    found.visitors += link.visitors;
+  }
+  for (const link of signUps) row(link.marketingId, link.packageKey).signUps += link.signUps;
+  return [...rows.values()].sort(compareRows);
+}
+
+// The free trial first, then the packages in the catalogue's order, then unknown keys.
+function packageOrder(key: string | null): string {
+  if (key === null) return '0';
+  const index = packageKeys.indexOf(key as (typeof packageKeys)[number]);
+  return index === -1 ? `2${key}` : `1${index}`;
+}
+
+function compareRows(a: ReportRow, b: ReportRow): number {
+  if ((a.marketingId === null) !== (b.marketingId === null)) return a.marketingId === null ? 1 : -1;
+  const byMarketer = (a.marketingId ?? '').localeCompare(b.marketingId ?? '', 'en', {
+    numeric: true,
+  });
+  return byMarketer !== 0
+    ? byMarketer
+    : packageOrder(a.packageKey) < packageOrder(b.packageKey)
+      ? -1
+      : 1;
+}
+
+/** Sign-ups per hundred unique visitors, one decimal; '—' when nobody visited. */
+export function conversionRate(signUps: number, visitors: number): string {
+  return visitors === 0 ? '—' : `${((signUps / visitors) * 100).toFixed(1)}%`;
+}
+
+function total(rows: ReportRow[]): ReportRow {
+  return rows.reduce(
+    (sum, row) => ({
+      ...sum,
+      visits: sum.visits + row.visits,
+      visitors: sum.visitors + row.visitors,
+      signUps: sum.signUps + row.signUps,
+    }),
+    { marketingId: null, packageKey: null, visits: 0, visitors: 0, signUps: 0 },
+  );
+}
+
+/**
+ * The report as text: an aligned table with a total and the notes above, or CSV (one row per
+ * link, no total; with a UTF-8 byte order mark and CRLF, as the export writes it).
+ */
+export function formatReport(rows: ReportRow[], format: ReportFormat, since?: Date): string {
+  if (format === 'csv') {
+    const header = 'marketing_id,package_key,visits,unique_visitors,sign_ups,conversion_percent';
+    const lines = rows.map((row) =>
+      [
+        csvCell(row.marketingId),
+        csvCell(row.packageKey),
+        row.visits,
+        row.visitors,
+        row.signUps,
+        row.visitors === 0 ? '' : ((row.signUps / row.visitors) * 100).toFixed(1),
+      ].join(','),
+    );
+    return `\uFEFF${[header, ...lines].map((line) => `${line}\r\n`).join('')}`;
+  }
+
+  const cells = (label: [string, string], row: ReportRow) => [
+    ...label,
+    String(row.visits),
+    String(row.visitors),
+    String(row.signUps),
+    conversionRate(row.signUps, row.visitors),
+  ];
+  const table = [
+    ['Marketer', 'Package', 'Visits', 'Unique visitors', 'Sign-ups', 'Conversion'],
+    ...rows.map((row) =>
+      cells([row.marketingId ?? '(general)', row.packageKey ?? '(free trial)'], row),
+    ),
+    cells(['Total', ''], total(rows)),
+  ];
+  const widths = table[0]!.map((_, column) =>
+    Math.max(...table.map((line) => line[column]!.length)),
+  );
+  // Text columns to the left, numbers to the right.
+  const lines = table.map((line) =>
+    line
+      .map((cell, column) =>
+        column < 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!),
+      )
+      .join('  ')
+      .trimEnd(),
+  );
+  const period = since === undefined ? 'all time' : `since ${since.toISOString()}`;
+  return [
+    `Visits and sign-ups per link, ${period}`,
+    '',
+    ...lines.slice(0, -1),
+    '-'.repeat(lines[0]!.length),
+    lines.at(-1),
+    '',
+    ...reportNotes,
+    '',
+  ].join('\n');
+}
+
+/** The command line: returns the exit code (2 for bad arguments, 1 for no database). */
+export async function runReport(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  { out, err }: Output,
+): Promise<number> {
+  let format: ReportFormat;
+  let since: Date | undefined;
+  try {
+    const { values } = parseArgs({
+      args: argv,
+      options: { format: { type: 'string', default: 'table' }, since: { type: 'string' } },
+      strict: true,
+      allowPositionals: false,
+    });
+    if (values.format !== 'table' && values.format !== 'csv') {
+      throw new Error('--format must be table or csv');
+    }
+    format = values.format;
+    since = parseSince(values.since);
+  } catch (error) {
+    err(`${(error as Error).message}\n${usage}\n`);
+    return 2;
+  }
+
+  return readDatabase(env, err, async (database) => {
+    // Visits are kept per day, so a --since with a time counts that whole day's visits.
+    const visits = await createVisitRepository(database).totals({
+      since: since?.toISOString().slice(0, 10),
+    });
+    const signUps = await createRegistrationRepository(database).countByLink({ since });
+    out(formatReport(buildReport(visits, signUps), format, since));
+  });
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  process.exitCode = await runReport(process.argv.slice(2), process.env, {
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+  });
+}

@@ -1,0 +1,191 @@
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../db/database';
+import { loadConfig } from '../env';
+import { buildTestApp, testBackends } from '../test-helpers';
+import { linkPreviewAgents } from './visit-counter';
+import { createVisitRepository } from './visit-repository';
+
+const phone = 'Mozilla/5.0 (Linux; Android 14; SM-A546E) AppleWebKit/537.36 Chrome/126.0 Mobile';
+const laptop = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 Safari/605.1.15';
+const ip = '203.0.113.7';
+
+// What WhatsApp, Telegram, X, Slack, Facebook, LinkedIn, Discord and Skype send for a preview.
+const previewAgents = [
+  'WhatsApp/2.23.20.0 A',
+  'TelegramBot (like TwitterBot)',
+  'Twitterbot/1.0',
+  'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
+  'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)',
+  'Mozilla/5.0 (compatible; Facebot/1.0)',
+  'LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)',
+  'Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)',
+  'Mozilla/5.0 (Windows NT 6.1; WOW64) SkypeUriPreview Preview/0.5',
+];
+
+/** Every row of a table, read through a connection of its own. */
+async function tableRows(databaseUrl: string, table: 'visits' | 'visit_salts') {
+  const database = openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
+  try {
+    const query = `select * from ${table} order by 1, 2`;
+    return database.kind === 'sqlite'
+      ? (database.driver.prepare(query).all() as Record<string, unknown>[])
+      : (await database.driver.query<Record<string, unknown>>(query)).rows;
+  } finally {
+    await database.close();
+  }
+}
+
+describe('linkPreviewAgents', () => {
+  it.each(previewAgents)('knows %s', (agent) => {
+    expect(linkPreviewAgents.test(agent)).toBe(true);
+  });
+
+  it.each([phone, laptop, 'Mozilla/5.0 (iPhone) Mobile/15E148 [FBAN/FBIOS;FBAV/470.0]'])(
+    'lets %s through: a person, in a browser or an in-app one',
+    (agent) => {
+      expect(linkPreviewAgents.test(agent)).toBe(false);
+    },
+  );
+});
+
+describe.each(testBackends)('on $name', (backend) => {
+  /** The app on a clock the test moves, and the visits it has counted. */
+  async function start() {
+    const clock = { now: new Date('2025-03-01T10:00:00Z') };
+    const test = await buildTestApp(backend, {}, { now: () => clock.now });
+    const visit = (
+      url: string,
+      agent = phone,
+      remoteAddress = ip,
+      method: 'GET' | 'HEAD' = 'GET',
+    ) => test.app.inject({ method, url, remoteAddress, headers: { 'user-agent': agent } });
+    const totals = async () => {
+      // The count is taken once the response is sent; then it waits for the next flush.
+      await new Promise((resolve) => setImmediate(resolve));
+      await test.app.visits.flush();
+      const database = openDatabase(loadConfig({ DATABASE_URL: test.databaseUrl }).database);
+      try {
+        return await createVisitRepository(database).totals();
+      } finally {
+        await database.close();
+      }
+    };
+    return { ...test, clock, visit, totals };
+  }
+
+  describe('visits', () => {
+    it('counts each form route per marketer and package, page views and visitors', async () => {
+      const { visit, totals } = await start();
+      await visit('/register/register-client/premium_reco/42?utm_source=whatsapp');
+      await visit('/register/register-client/premium_reco/42');
+      await visit('/register/register-client/premium_reco/42', laptop);
+      await visit('/register/marketer/42');
+      await visit('/register/register-client/classic_portfolio');
+      await visit('/register/register-client');
+
+      expect(await totals()).toEqual(
+        expect.arrayContaining([
+          { marketingId: '42', packageKey: 'premium_reco', visits: 3, visitors: 2 },
+          { marketingId: '42', packageKey: null, visits: 1, visitors: 1 },
+          { marketingId: null, packageKey: 'classic_portfolio', visits: 1, visitors: 1 },
+          { marketingId: null, packageKey: null, visits: 1, visitors: 1 },
+        ]),
+      );
+      expect(await totals()).toHaveLength(4);
+    });
+
+    it('tells visitors apart by IP and user agent together', async () => {
+      const { visit, totals } = await start();
+      const url = '/register/marketer/7';
+      await visit(url, phone, '198.51.100.1');
+      await visit(url, phone, '198.51.100.1');
+      await visit(url, laptop, '198.51.100.1');
+      await visit(url, phone, '198.51.100.2');
+      expect(await totals()).toEqual([
+        { marketingId: '7', packageKey: null, visits: 4, visitors: 3 },
+      ]);
+    });
+
+    it.each(previewAgents)('does not count a link preview fetched by %s', async (agent) => {
+      const { visit, totals } = await start();
+      const response = await visit('/register/register-client/premium_reco/42', agent);
+      expect(response.statusCode).toBe(200);
+      expect(await totals()).toEqual([]);
+    });
+
+    it('does not count HEAD, an unknown page, the link page, an asset or a refusal', async () => {
+      const { app, visit, totals } = await start();
+      await visit('/register/marketer/42', phone, ip, 'HEAD');
+      expect((await visit('/register/marketer')).statusCode).toBe(404);
+      await visit('/register/my-registration-link');
+      await visit('/register/favicon.svg');
+      await app.inject({ method: 'POST', url: '/register/marketer/42' });
+      expect(await totals()).toEqual([]);
+    });
+
+    it('rotates the hash every UTC day, and forgets the salts of days gone', async () => {
+      const { clock, visit, totals, databaseUrl } = await start();
+      const url = '/register/register-client/economy_reco/42';
+      await visit(url);
+      clock.now = new Date('2025-03-01T23:59:59Z');
+      await visit(url);
+      clock.now = new Date('2025-03-02T00:00:00Z');
+      await visit(url);
+      // Unique per day: one visitor on each of two days counts twice.
+      expect(await totals()).toEqual([
+        { marketingId: '42', packageKey: 'economy_reco', visits: 3, visitors: 2 },
+      ]);
+      const rows = await tableRows(databaseUrl, 'visits');
+      expect(rows.map(({ day, count }) => [day, Number(count)])).toEqual([
+        ['2025-03-01', 2],
+        ['2025-03-02', 1],
+      ]);
+      expect(rows[0]?.visitor_hash).not.toBe(rows[1]?.visitor_hash);
+
+      clock.now = new Date('2025-03-03T08:00:00Z');
+      await visit(url);
+      await totals();
+      const salts = await tableRows(databaseUrl, 'visit_salts');
+      expect(salts.map(({ day }) => day)).toEqual(['2025-03-02', '2025-03-03']);
+    });
+
+    it('never stores the IP or the user agent', async () => {
+      const { visit, totals, databaseUrl } = await start();
+      const agent = `${laptop} tasjeel-marker`;
+      await visit('/register/marketer/42', agent, '192.0.2.99');
+      await totals();
+      const stored = JSON.stringify([
+        await tableRows(databaseUrl, 'visits'),
+        await tableRows(databaseUrl, 'visit_salts'),
+      ]);
+      expect(stored).toContain('42');
+      expect(stored).not.toContain('192.0.2.99');
+      expect(stored).not.toContain('tasjeel-marker');
+      expect(stored).not.toContain('Macintosh');
+    });
+
+    it('hashes alike on every instance of one database', async () => {
+      const { databaseUrl } = await start();
+      const [one, two] = [0, 1].map(() =>
+        openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database),
+      );
+      try {
+        const salts = await Promise.all(
+          [one, two].map((database) => createVisitRepository(database!).salt('2025-03-05')),
+        );
+        expect(salts[0]).toHaveLength(43);
+        expect(salts[1]).toBe(salts[0]);
+      } finally {
+        await Promise.all([one?.close(), two?.close()]);
+      }
+    });
+
+    it('writes the visits still in memory when the app closes', async () => {
+      const { app, visit, databaseUrl } = await start();
+      await visit('/register/marketer/42');
+      await new Promise((resolve) => setImmediate(resolve));
+      await app.close();
+      expect(await tableRows(databaseUrl, 'visits')).toHaveLength(1);
+    });
+  });
+});
