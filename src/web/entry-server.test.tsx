@@ -19,6 +19,11 @@ describe('render, the contract with the server', () => {
     expect(page.html).not.toContain('<title');
   });
 
+  it('sends the register button disabled, so a submit before hydration cannot leak a GET', () => {
+    const page = render('/register/register-client');
+    expect(page.html).toMatch(/<button type="submit" disabled="">/);
+  });
+
   it('renders every route of SPEC §2 with status 200', () => {
     for (const url of [
       '/register/register-client/classic_reco',

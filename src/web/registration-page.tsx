@@ -1,4 +1,4 @@
-import { useState, type ClipboardEvent, type FormEvent } from 'react';
+import { useState, useSyncExternalStore, type ClipboardEvent, type FormEvent } from 'react';
 import { ar } from '../domain/catalogue';
 import type { RouteAttribution } from '../domain/notes';
 import { normalizePhone, phoneMaxLength } from '../domain/phone';
@@ -17,12 +17,39 @@ const emptyValues: FormValues = { name: '', email: '', phone: '' };
 const fields: readonly Field[] = ['name', 'email', 'phone'];
 const errorId = 'form-error';
 
+const subscribeToNothing = () => () => {};
+
+/**
+ * False in the server's HTML, true once React runs. Until then the browser would submit the
+ * form itself, as a GET that puts the name and phone in the address bar and the server's log;
+ * a disabled default button blocks that, Enter included.
+ */
+function useHydrated(): boolean {
+  return useSyncExternalStore(
+    subscribeToNothing,
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * The app loads after the server's form is on screen, and a visitor may type meanwhile. The
+ * first client render starts from what the fields hold, or hydration would empty them.
+ */
+function typedBeforeHydration(): FormValues {
+  if (typeof document === 'undefined') return emptyValues;
+  const typed = (field: Field) =>
+    document.querySelector<HTMLInputElement>(`#field-${field}`)?.value ?? '';
+  return { name: typed('name'), email: typed('email'), phone: normalizePhone(typed('phone')) };
+}
+
 export function RegistrationPage({ packageName, marketerId }: RouteAttribution) {
-  const [values, setValues] = useState(emptyValues);
+  const [values, setValues] = useState(typedBeforeHydration);
   const [invalid, setInvalid] = useState<readonly Field[]>([]);
   const [error, setError] = useState('');
   const [success, setSuccess] = useState('');
   const [submitting, setSubmitting] = useState(false);
+  const hydrated = useHydrated();
   const heading = formHeading(packageName);
 
   function setField(field: Field, value: string) {
@@ -130,7 +157,7 @@ export function RegistrationPage({ packageName, marketerId }: RouteAttribution) 
         </p>
 
         <div className="actions">
-          <button type="submit" disabled={submitting}>
+          <button type="submit" disabled={submitting || !hydrated}>
             {submitting ? ar.buttonSubmitting : ar.buttonSubmit}
           </button>
           {/* A plain link: '/' is the provider's site, outside this app. */}
