@@ -1,0 +1,56 @@
+import { request } from 'node:http';
+
+export type Kind = 'html' | 'js' | 'css' | 'font' | 'other';
+export type Encoding = 'identity' | 'gzip' | 'br';
+export const encodings: readonly Encoding[] = ['identity', 'gzip', 'br'];
+
+/** Body bytes per kind and per Accept-Encoding, as the server sends them (not decoded). */
+export type PageWeight = Record<Kind, Record<Encoding, number>>;
+
+const kinds: Record<string, Kind> = {
+  Document: 'html',
+  Script: 'js',
+  Stylesheet: 'css',
+  Font: 'font',
+};
+
+function bodyBytes(url: string, encoding: Encoding): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers: { 'accept-encoding': encoding } }, (response) => {
+      let bytes = 0;
+      response.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      response.on('end', () =>
+        response.statusCode === 200
+          ? resolve(bytes)
+          : reject(new Error(`${url}: ${response.statusCode}`)),
+      );
+      response.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * Weighs what a screen loaded (the requests Lighthouse saw, same origin only), fetching each
+ * again with each Accept-Encoding: a file with no .br or .gz beside it is sent as it is.
+ */
+export async function weighPage(
+  origin: string,
+  requests: { url: string; resourceType: string }[],
+): Promise<PageWeight> {
+  const weight = Object.fromEntries(
+    (['html', 'js', 'css', 'font', 'other'] as const).map((kind) => [
+      kind,
+      { identity: 0, gzip: 0, br: 0 },
+    ]),
+  ) as PageWeight;
+  const seen = new Set<string>();
+  for (const { url, resourceType } of requests) {
+    if (!url.startsWith(`${origin}/`) || seen.has(url)) continue;
+    seen.add(url);
+    const kind = kinds[resourceType] ?? 'other';
+    for (const encoding of encodings) weight[kind][encoding] += await bodyBytes(url, encoding);
+  }
+  return weight;
+}
