@@ -177,7 +177,11 @@ report.figure(
   'burst 503s with Retry-After and the Arabic text',
   `${shedProperly.length} of ${shed.length}`,
 );
-report.check('burst: load is shed with 503', shed.length > 0);
+// Not a check (issue 8 stays open on it): one load generator sharing the 2 cores cannot always
+// push the server past capacity. On a quiet machine the server answers every one of the 400
+// clients (about 2,500 sign-ups/s) and its event loop never lags 200 ms, so nothing is shed; on
+// a busy one it sheds thousands. That a lagging loop sheds is checked in http-matrix.test.ts.
+report.figure('burst: requests shed with 503', String(shed.length));
 report.check(
   `burst: every 503 has Retry-After: ${retryAfter} and {error: ar.errorTooManyRequests}`,
   shedProperly.length === shed.length,
