@@ -10,6 +10,7 @@ import { compressDirectory } from '../../scripts/compress';
 import { ar } from '../domain/catalogue';
 import { buildApp, type BuildOptions } from './app';
 import { loadConfig, type Config } from './env';
+import type { RegistrationsTable } from './db/database';
 
 export const fixtureScript = `console.log(${JSON.stringify('x'.repeat(2000))});\n`;
 export const fixtureHead = `<title>${ar.titleGeneric(ar.brandDefault)}</title>`;
@@ -61,17 +62,8 @@ export async function writeFixtureBuild(distDir: string): Promise<void> {
   );
 }
 
-export interface StoredRow {
-  id: string;
-  created_at: string;
-  name: string;
-  email: string | null;
-  phone: string;
-  notes: string;
-  marketing_id: string | null;
-  package_key: string | null;
-  source: string | null;
-}
+/** A registrations row as the database holds it, read past the repository to check it. */
+export type StoredRow = RegistrationsTable;
 
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined;
 export const testRedisUrl = process.env.TEST_REDIS_URL || undefined;
