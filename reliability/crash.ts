@@ -2,15 +2,15 @@
 // load. Every sign-up answered 2xx must be in the database afterwards. Prints its figures and
 // exits 1 if any check fails.
 import { request as httpRequest, Agent } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
+  finishRun,
   createReport,
   describeOutcome,
   registerPath,
-  scanLog,
   send,
   signUp,
   sleep,
@@ -238,14 +238,4 @@ report.figure(
 }
 checkStored('after SIGTERM');
 
-const log = scanLog(logFile);
-report.figure('log lines scanned', log.lines);
-report.check(
-  'log lines with a phone, an e-mail or a name',
-  log.leaks === 0,
-  `${log.leaks} ${log.examples.join(' | ')}`,
-);
-report.figure('run time', `${((performance.now() - started) / 1000).toFixed(1)} s`);
-report.finish();
-if (process.exitCode === 1) console.log(`kept for inspection: ${dir}`);
-else await rm(dir, { recursive: true, force: true });
+await finishRun(report, { logFile, started, dir });

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { request, type Agent } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -260,6 +260,27 @@ export function createReport(title: string) {
       }
     },
   };
+}
+
+/**
+ * The end of every run: no log line may hold what was sent, then the verdict; the scratch
+ * folder stays for inspection when a check failed.
+ */
+export async function finishRun(
+  report: ReturnType<typeof createReport>,
+  { logFile, started, dir }: { logFile: string; started: number; dir: string },
+): Promise<void> {
+  const log = scanLog(logFile);
+  report.figure('log lines scanned', log.lines);
+  report.check(
+    'log lines with a phone, an e-mail or a name',
+    log.leaks === 0,
+    `${log.leaks} ${log.examples.join(' | ')}`,
+  );
+  report.figure('run time', `${((performance.now() - started) / 1000).toFixed(1)} s`);
+  report.finish();
+  if (process.exitCode === 1) console.log(`kept for inspection: ${dir}`);
+  else await rm(dir, { recursive: true, force: true });
 }
 
 export function tally<K extends string | number>(counts: Partial<Record<K, number>>, key: K) {

@@ -3,16 +3,16 @@
 // 503 and Retry-After (never a timeout), and a normal request served again at once after.
 // Prints its figures and exits 1 if any check fails.
 import { Agent } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { ar } from '../src/domain/catalogue';
 import {
+  finishRun,
   createReport,
   describeOutcome,
   rssBytes,
-  scanLog,
   send,
   signUp,
   sleep,
@@ -222,14 +222,4 @@ report.figure('rows stored / answered 2xx (all phases)', `${rows} / ${answered}`
 report.check('rows = 2xx answers', rows === answered);
 report.check('PRAGMA integrity_check', integrity === 'ok', String(integrity));
 
-const log = scanLog(logFile);
-report.figure('log lines scanned', log.lines);
-report.check(
-  'log lines with a phone, an e-mail or a name',
-  log.leaks === 0,
-  `${log.leaks} ${log.examples.join(' | ')}`,
-);
-report.figure('run time', `${((performance.now() - started) / 1000).toFixed(1)} s`);
-report.finish();
-if (process.exitCode === 1) console.log(`kept for inspection: ${dir}`);
-else await rm(dir, { recursive: true, force: true });
+await finishRun(report, { logFile, started, dir });
