@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../scripts/local-machine';
 
 export interface ChildServer {
   origin: string;
@@ -20,15 +20,6 @@ export interface ChildServerOptions {
   logFile: string;
   /** A GET path that answers 2xx once the server is ready. */
   readyPath: string;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no free port');
-  return address.port;
 }
 
 function exited(child: ChildProcess): Promise<void> {

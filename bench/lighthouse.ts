@@ -4,17 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium as playwright } from '@playwright/test';
 import lighthouse, { type Result } from 'lighthouse';
+import { chromiumArgs, chromiumPath } from '../scripts/local-machine';
 
-export const chromePath = process.env.CHROME_PATH ?? '/usr/bin/chromium';
+export const chromePath = chromiumPath;
 
-const chromeFlags = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+const chromeFlags = ['--headless', ...chromiumArgs];
 
 export interface Chromium {
   port: number;

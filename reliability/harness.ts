@@ -2,12 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { request, type Agent } from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildNotes } from '../src/domain/notes';
 import { packageKeys } from '../src/domain/packages';
 import type { RegistrationPayload } from '../src/domain/registration';
+import { freePort } from '../scripts/local-machine';
 
 export const repoRoot = fileURLToPath(new URL('../', import.meta.url));
 export const registerPath = '/api/external-register';
@@ -32,15 +32,6 @@ export async function writeFixtureDist(distDir: string): Promise<void> {
     join(distDir, 'ssr', 'entry-server.js'),
     "export function render() { return { html: '', head: '', status: 200 }; }\n",
   );
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no free port');
-  return address.port;
 }
 
 export interface Exit {

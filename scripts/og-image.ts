@@ -7,8 +7,9 @@ import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
 import { arPreview } from '../src/domain/catalogue';
+import { chromiumArgs, requireChromium } from './local-machine';
 
-const executablePath = process.env.CHROME_PATH ?? '/usr/bin/chromium';
+const executablePath = requireChromium();
 const out = fileURLToPath(new URL('../src/web/public/og-image.png', import.meta.url));
 const size = { width: 1200, height: 630 };
 
@@ -46,13 +47,7 @@ const card = `<!doctype html>
 
 const browser = await chromium.launch({
   executablePath,
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
+  args: chromiumArgs,
 });
 try {
   const page = await browser.newPage({ viewport: size, deviceScaleFactor: 1 });

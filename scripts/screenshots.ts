@@ -4,21 +4,16 @@
 // (or CHROME_PATH).
 import { execSync, spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContextOptions, type Page } from '@playwright/test';
 import { waitForHydration } from '../e2e/hydration';
 import { ar } from '../src/domain/catalogue';
+import { chromiumArgs, freePort, requireChromium } from './local-machine';
 
 const outDir = 'docs/screenshots';
-const executablePath = process.env.CHROME_PATH ?? '/usr/bin/chromium';
-if (!existsSync(executablePath)) {
-  throw new Error(
-    `No chromium at ${executablePath}: install it with 'apt-get install chromium' or set CHROME_PATH.`,
-  );
-}
+const executablePath = requireChromium();
 
 const devices: Record<string, BrowserContextOptions> = {
   phone: {
@@ -75,15 +70,6 @@ const states: Record<string, (page: Page) => Promise<void>> = {
   'not-found': (page) => open(page, '/register/no-such-page'),
 };
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no free port');
-  return address.port;
-}
-
 async function waitForHealth(url: string, server: ReturnType<typeof spawn>) {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
@@ -130,7 +116,7 @@ try {
   mkdirSync(outDir, { recursive: true });
   const browser = await chromium.launch({
     executablePath,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    args: chromiumArgs,
   });
   try {
     for (const [device, options] of Object.entries(devices)) {
