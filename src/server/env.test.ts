@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       siteUrl: undefined,
       publicUrl: undefined,
+      loadShedDelayMs: 200,
       distDir: resolve('dist'),
     });
   });
@@ -38,6 +39,7 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'warn',
       SITE_URL: '',
       DIST_DIR: 'build/dist',
+      LOAD_SHED_DELAY_MS: '0',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -49,6 +51,7 @@ describe('loadConfig', () => {
       logLevel: 'warn',
       siteUrl: undefined,
       distDir: resolve('build/dist'),
+      loadShedDelayMs: 0,
     });
   });
 

@@ -102,6 +102,9 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(logLevels).default('info'),
   SITE_URL: z.url({ protocol: /^https?$/ }).optional(),
   PUBLIC_URL: publicUrl.optional(),
+  // Sign-ups are answered 503 with Retry-After while the event loop lags this many ms behind;
+  // 0 turns shedding off. 200 ms: a visitor already waits, and the queue only grows from there.
+  LOAD_SHED_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(200),
   // Where `npm run build` put the pages; tests and benchmarks point it at a fixture build.
   DIST_DIR: z
     .string()
@@ -125,6 +128,8 @@ export interface Config {
    * it was asked for (the protocol and Host, as forwarded when TRUST_PROXY allows).
    */
   publicUrl: string | undefined;
+  /** Event-loop lag (ms) past which sign-ups are shed; 0 is off. */
+  loadShedDelayMs: number;
   /** Where `npm run build` puts the pages: web/ (client) and ssr/ (the render module). */
   distDir: string;
 }
@@ -155,6 +160,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: parsed.LOG_LEVEL,
     siteUrl: parsed.SITE_URL,
     publicUrl: parsed.PUBLIC_URL,
+    loadShedDelayMs: parsed.LOAD_SHED_DELAY_MS,
     distDir: parsed.DIST_DIR,
   };
 }

@@ -20,8 +20,8 @@ const app = await buildApp(config, {
   connectionTimeout: 30_000,
   requestTimeout: 30_000,
   keepAliveTimeout: 5_000,
-  // Once the event loop lags 200 ms behind, requests are shed (503, Retry-After), not queued.
-  maxEventLoopDelay: 200,
+  // Once the event loop lags this far behind, sign-ups are shed (503, Retry-After), not queued.
+  maxEventLoopDelay: config.loadShedDelayMs,
 }).catch(fail);
 
 let closing = false;
