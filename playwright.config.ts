@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { defineConfig } from '@playwright/test';
+import { serverNodeArgs } from './scripts/build-server';
 import { chromiumArgs, freePort, requireChromium } from './scripts/local-machine';
 
 // Debian's chromium, never a downloaded browser: this machine reaches no browser CDN.
@@ -21,6 +22,7 @@ const build = [
   `vite build --outDir ${distDir}/web`,
   `vite build --ssr entry-server.tsx --outDir ${distDir}/ssr`,
   `tsx scripts/compress.ts ${distDir}/web`,
+  `tsx scripts/build-server.ts ${distDir}/server`,
 ].join(' && ');
 
 export default defineConfig({
@@ -45,7 +47,7 @@ export default defineConfig({
     { name: 'desktop', use: { viewport: { width: 1280, height: 800 } } },
   ],
   webServer: {
-    command: `${build} && tsx src/server/main.ts`,
+    command: `${build} && node ${serverNodeArgs.join(' ')} ${distDir}/server/main.js`,
     url: `${baseURL}/api/health`,
     timeout: 180_000,
     reuseExistingServer: false,

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { buildNotes } from '../src/domain/notes';
 import { packageKeys } from '../src/domain/packages';
 import type { RegistrationPayload } from '../src/domain/registration';
+import { serverNodeArgs } from '../scripts/build-server';
 import { startChildServer } from './child-server';
 import { median } from './lighthouse';
 import { ms, row, times, type Row } from './table';
@@ -158,7 +159,9 @@ async function loadRun(
   const server = await startChildServer(
     target === 'ours'
       ? {
-          entry: 'src/server/main.ts',
+          // What `npm start` runs.
+          entry: join(distDir, 'server', 'main.js'),
+          nodeArgs: serverNodeArgs,
           env: {
             ...store.ours,
             DIST_DIR: distDir,

@@ -33,8 +33,8 @@ function machine(): string {
 }
 
 /**
- * The production build, copied into a scratch folder inside the repository (dist/ssr imports
- * react and the router from node_modules): the bench writes its JS-free page there, and
+ * The production build, copied into a scratch folder inside the repository (dist/ssr and
+ * dist/server import their packages from node_modules): the bench writes its JS-free page there, and
  * another `npm run build` running meanwhile cannot change what is being measured.
  */
 async function build(scratch: string): Promise<string> {
@@ -49,6 +49,7 @@ async function build(scratch: string): Promise<string> {
   const distDir = join(scratch, 'dist');
   await cp(join(root, 'dist', 'web'), join(distDir, 'web'), { recursive: true });
   await cp(join(root, 'dist', 'ssr'), join(distDir, 'ssr'), { recursive: true });
+  await cp(join(root, 'dist', 'server'), join(distDir, 'server'), { recursive: true });
   return distDir;
 }
 

@@ -11,9 +11,9 @@ export interface ChildServer {
 }
 
 export interface ChildServerOptions {
-  /** A TypeScript entry, run as `node --import tsx <entry>`: one process, so its pid is the server. */
+  /** The script node runs: one process, so its pid is the server. */
   entry: string;
-  /** Node's options before the entry; `--import tsx` unless given. */
+  /** Node's options before the entry; `--import tsx` (a TypeScript entry) unless given. */
   nodeArgs?: string[];
   env: Record<string, string>;
   /** Where the server's stdout and stderr go (its log, as in production). */

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { serverNodeArgs } from '../scripts/build-server';
 import { startChildServer } from './child-server';
 import { jsFreePath, writeJsFreePage } from './js-free-page';
 import { launchChromium, medianRun, runLighthouse, type LighthouseRun } from './lighthouse';
@@ -56,7 +57,8 @@ const kindNames: Record<Exclude<Kind, 'other'>, string> = {
 export async function benchPages(distDir: string, scratch: string, log: (line: string) => void) {
   await writeJsFreePage(distDir, packageForm.path);
   const server = await startChildServer({
-    entry: 'src/server/main.ts',
+    entry: join(distDir, 'server', 'main.js'),
+    nodeArgs: serverNodeArgs,
     env: {
       DATABASE_URL: `sqlite:${join(scratch, 'pages.db')}`,
       DIST_DIR: distDir,

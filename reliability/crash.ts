@@ -2,9 +2,6 @@
 // load. Every sign-up answered 2xx must be in the database afterwards. Prints its figures and
 // exits 1 if any check fails.
 import { request as httpRequest, Agent } from 'node:http';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
   finishRun,
@@ -16,7 +13,7 @@ import {
   sleep,
   startServer,
   tally,
-  writeFixtureDist,
+  prepareRun,
   type Outcome,
   type ServerProcess,
 } from './harness';
@@ -26,11 +23,7 @@ const concurrency = 8;
 // main.ts exits by force 10 s after SIGTERM: the grace period the shutdown must stay within.
 const gracePeriodMs = 10_000;
 
-const dir = await mkdtemp(join(tmpdir(), 'tasjeel-crash-'));
-const distDir = join(dir, 'dist');
-const databaseFile = join(dir, 'data', 'registrations.db');
-const logFile = join(dir, 'server.log');
-await writeFixtureDist(distDir);
+const { dir, distDir, databaseFile, logFile } = await prepareRun('crash');
 const started = performance.now();
 const report = createReport('crash: SIGKILL and SIGTERM under load');
 

@@ -1,12 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request, type Agent } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildNotes } from '../src/domain/notes';
 import { packageKeys } from '../src/domain/packages';
 import type { RegistrationPayload } from '../src/domain/registration';
+import { buildServer, serverNodeArgs } from '../scripts/build-server';
 import { freePort } from '../scripts/local-machine';
 
 export const repoRoot = fileURLToPath(new URL('../', import.meta.url));
@@ -19,7 +20,7 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
  * a render module), written here because test-helpers.ts needs Vitest to import. The pages are
  * not what these runs measure, and this spares them `npm run build`.
  */
-export async function writeFixtureDist(distDir: string): Promise<void> {
+async function writeFixturePages(distDir: string): Promise<void> {
   await mkdir(join(distDir, 'web'), { recursive: true });
   await mkdir(join(distDir, 'ssr'), { recursive: true });
   await writeFile(join(distDir, 'package.json'), '{ "type": "module" }\n');
@@ -32,6 +33,34 @@ export async function writeFixtureDist(distDir: string): Promise<void> {
     join(distDir, 'ssr', 'entry-server.js'),
     "export function render() { return { html: '', head: '', status: 200 }; }\n",
   );
+}
+
+export interface RunFiles {
+  /** The scratch folder, removed at the end unless a check failed. */
+  dir: string;
+  distDir: string;
+  databaseFile: string;
+  logFile: string;
+}
+
+/**
+ * A scratch folder for one run, with the server compiled into it as `npm run build` does and
+ * the fixture pages. It lies inside the repository so the compiled server's imports resolve
+ * from node_modules.
+ */
+export async function prepareRun(name: string): Promise<RunFiles> {
+  const cache = join(repoRoot, 'node_modules', '.cache');
+  await mkdir(cache, { recursive: true });
+  const dir = await mkdtemp(join(cache, `tasjeel-${name}-`));
+  const distDir = join(dir, 'dist');
+  await writeFixturePages(distDir);
+  await buildServer(join(distDir, 'server'));
+  return {
+    dir,
+    distDir,
+    databaseFile: join(dir, 'data', 'registrations.db'),
+    logFile: join(dir, 'server.log'),
+  };
 }
 
 export interface Exit {
@@ -69,9 +98,9 @@ const droppedVariables = [
 ];
 
 /**
- * The production entry (src/server/main.ts) as `node --import tsx`, which is `npm start` less
- * the tsx CLI: that CLI runs the server in a child process of its own, and a SIGKILL of it
- * would leave the server running. Resolves once /api/health answers.
+ * The compiled server as `npm start` runs it, but without npm, which would run it in a child
+ * process of its own: a SIGKILL of npm would leave the server running. Resolves once
+ * /api/health answers.
  */
 export async function startServer(options: ServerOptions): Promise<ServerProcess> {
   const port = await freePort();
@@ -79,7 +108,8 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
   for (const name of droppedVariables) delete env[name];
   const log = openSync(options.logFile, 'a');
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+  const entry = join(options.distDir, 'server', 'main.js');
+  const child = spawn(process.execPath, [...serverNodeArgs, entry], {
     cwd: repoRoot,
     env: {
       ...env,

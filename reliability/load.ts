@@ -3,9 +3,6 @@
 // 503 and Retry-After (never a timeout), and a normal request served again at once after.
 // Prints its figures and exits 1 if any check fails.
 import { Agent } from 'node:http';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { ar } from '../src/domain/catalogue';
 import {
@@ -18,7 +15,7 @@ import {
   sleep,
   startServer,
   tally,
-  writeFixtureDist,
+  prepareRun,
   type Outcome,
 } from './harness';
 
@@ -39,11 +36,7 @@ const probeSeconds = 3;
 const requestTimeoutMs = 30_000;
 const retryAfter = '5';
 
-const dir = await mkdtemp(join(tmpdir(), 'tasjeel-load-'));
-const distDir = join(dir, 'dist');
-const databaseFile = join(dir, 'data', 'registrations.db');
-const logFile = join(dir, 'server.log');
-await writeFixtureDist(distDir);
+const { dir, distDir, databaseFile, logFile } = await prepareRun('load');
 const started = performance.now();
 const report = createReport('load: soak inside capacity, burst beyond it');
 

@@ -1,7 +1,7 @@
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
-import Fastify, { type FastifyError, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyServerOptions } from 'fastify';
 import helmet from 'helmet';
 import {
   hasZodFastifySchemaValidationErrors,
@@ -14,7 +14,6 @@ import { DatabaseUnavailableError, describeError, openDatabase } from './db/data
 import { migrateToLatest } from './db/migrate';
 import type { Config } from './env';
 import { pages } from './pages';
-import { openRedis } from './redis';
 import {
   createRegistrationRepository,
   type RegistrationRepository,
@@ -76,7 +75,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     return503OnClosing: false,
     // Two log lines for every request cost an eighth of the API's throughput (npm run bench);
     // refusals and errors are still logged, and the reverse proxy keeps the access log.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     ...timeouts,
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -85,7 +84,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   // Only application/json is a registration; text/plain would otherwise be parsed too.
   app.removeContentTypeParser('text/plain');
 
-  const database = openDatabase(config.database, (error) =>
+  const database = await openDatabase(config.database, (error) =>
     app.log.warn({ err: error }, 'an idle database connection was lost; the pool opens anew'),
   );
   // A database that does not answer at start-up stops the start, with one clear line: the
@@ -110,10 +109,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     await repository.close();
   });
 
+  // ioredis is loaded only where Redis is configured: a single instance never needs it.
   const redis =
     config.redisUrl === undefined
       ? undefined
-      : openRedis(config.redisUrl, (error) =>
+      : (await import('./redis')).openRedis(config.redisUrl, (error) =>
           app.log.warn({ err: error }, 'the rate-limit store (Redis) does not answer'),
         );
   app.addHook('onClose', async () => redis?.disconnect());

@@ -132,7 +132,7 @@ export async function readDatabase(
     );
     return 1;
   }
-  const opened = openDatabase(database);
+  const opened = await openDatabase(database);
   try {
     // The statements are prepared against the current schema, so the migrations come first.
     await migrateToLatest(opened);

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DatabaseConfig } from '../env';
-import { openPostgres, type PostgresDatabase } from './postgres';
-import { openSqlite, type SqliteDatabase } from './sqlite';
+import type { PostgresDatabase } from './postgres';
+import type { SqliteDatabase } from './sqlite';
 
 // Column types as stored. created_at is UTC ISO-8601 text on both kinds, so that ordering and
 // the 24-hour window compare as plain strings and the export prints the same text from either.
@@ -79,12 +79,13 @@ export function describeError(error: unknown): string {
 /**
  * The one switch on the database kind. `onIdleError` hears of pooled connections lost while
  * idle (a restart, a failover); the pool drops them and opens new ones when next needed.
+ * Only the configured kind's driver is loaded: pg would cost a SQLite server about 8 MB.
  */
-export function openDatabase(
+export async function openDatabase(
   config: DatabaseConfig,
   onIdleError: (error: Error) => void = () => {},
-): OpenDatabase {
-  return config.kind === 'sqlite'
-    ? openSqlite(config.file)
-    : openPostgres(config.url, config.poolSize, onIdleError);
+): Promise<OpenDatabase> {
+  if (config.kind === 'sqlite') return (await import('./sqlite')).openSqlite(config.file);
+  const { openPostgres } = await import('./postgres');
+  return openPostgres(config.url, config.poolSize, onIdleError);
 }

@@ -9,7 +9,7 @@ import { createRegistrationRepository } from './registration-repository';
 async function openRepository({ database: kind }: TestBackend) {
   const database = await createTestDatabase(kind);
   onTestFinished(() => database.drop());
-  const opened = openDatabase(loadConfig({ DATABASE_URL: database.url }).database);
+  const opened = await openDatabase(loadConfig({ DATABASE_URL: database.url }).database);
   await migrateToLatest(opened);
   const repository = createRegistrationRepository(opened);
   onTestFinished(() => repository.close());

@@ -24,7 +24,7 @@ const previewAgents = [
 
 /** Every row of a table, read through a connection of its own. */
 async function tableRows(databaseUrl: string, table: 'visits' | 'visit_salts') {
-  const database = openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
+  const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
   try {
     const query = `select * from ${table} order by 1, 2`;
     return database.kind === 'sqlite'
@@ -63,7 +63,7 @@ describe.each(testBackends)('on $name', (backend) => {
       // The count is taken once the response is sent; then it waits for the next flush.
       await new Promise((resolve) => setImmediate(resolve));
       await test.app.visits.flush();
-      const database = openDatabase(loadConfig({ DATABASE_URL: test.databaseUrl }).database);
+      const database = await openDatabase(loadConfig({ DATABASE_URL: test.databaseUrl }).database);
       try {
         return await createVisitRepository(database).totals();
       } finally {
@@ -166,8 +166,8 @@ describe.each(testBackends)('on $name', (backend) => {
 
     it('hashes alike on every instance of one database', async () => {
       const { databaseUrl } = await start();
-      const [one, two] = [0, 1].map(() =>
-        openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database),
+      const [one, two] = await Promise.all(
+        [0, 1].map(() => openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database)),
       );
       try {
         const salts = await Promise.all(
