@@ -1,9 +1,10 @@
+import SqliteDatabase from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { buildNotes } from '../../domain/notes';
 import { openDatabase } from '../db/database';
 import { migrateToLatest } from '../db/migrate';
 import { loadConfig } from '../env';
-import { createTestDatabase, testBackends, type TestBackend } from '../test-helpers';
+import { createTestDatabase, sqliteBackend, testBackends, type TestBackend } from '../test-helpers';
 import { createRegistrationRepository } from './registration-repository';
 
 async function openRepository({ database: kind }: TestBackend) {
@@ -13,7 +14,7 @@ async function openRepository({ database: kind }: TestBackend) {
   await migrateToLatest(opened);
   const repository = createRegistrationRepository(opened);
   onTestFinished(() => repository.close());
-  return repository;
+  return { repository, url: database.url };
 }
 
 const signUp = {
@@ -27,7 +28,7 @@ const now = new Date('2025-03-01T09:00:00.000Z');
 describe.each(testBackends)('on $name', (backend) => {
   describe('the registration repository', () => {
     it('keeps one row when 20 identical sign-ups are stored at once', async () => {
-      const repository = await openRepository(backend);
+      const { repository } = await openRepository(backend);
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
           repository.register({ ...signUp, marketing_id: `m${i}` }, now),
@@ -44,7 +45,7 @@ describe.each(testBackends)('on $name', (backend) => {
     });
 
     it('lists oldest first, from `since` on', async () => {
-      const repository = await openRepository(backend);
+      const { repository } = await openRepository(backend);
       const days = ['2025-03-01', '2025-03-02', '2025-03-03'];
       for (const [i, day] of days.entries()) {
         await repository.register(
@@ -60,10 +61,55 @@ describe.each(testBackends)('on $name', (backend) => {
     });
 
     it('answers ping while open and throws once closed', async () => {
-      const repository = await openRepository(backend);
+      const { repository } = await openRepository(backend);
       await expect(repository.ping()).resolves.toBeUndefined();
       await repository.close();
       await expect(repository.ping()).rejects.toThrow();
     });
   });
+});
+
+// Sign-ups arriving together are committed together (group commit); each must still stand or
+// fall on its own, and none may be answered before its commit.
+describe('on SQLite, sign-ups written in one commit', () => {
+  const distinct = (i: number) => ({ ...signUp, phone: `9665000000${String(i).padStart(2, '0')}` });
+
+  it('stores the others when one of them fails', async () => {
+    const { repository, url } = await openRepository(sqliteBackend);
+    const other = new SqliteDatabase(url.slice('sqlite:'.length));
+    onTestFinished(() => void other.close());
+    other.exec(`create trigger refuse before insert on registrations when new.name = 'refuse me'
+      begin select raise(abort, 'refused'); end`);
+
+    const outcomes = await Promise.allSettled([
+      repository.register(distinct(1), now),
+      repository.register({ ...distinct(2), name: 'refuse me' }, now),
+      repository.register(distinct(3), now),
+    ]);
+
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    expect((await repository.list()).map((row) => row.phone).sort()).toEqual([
+      '966500000001',
+      '966500000003',
+    ]);
+  });
+
+  it('answers none of them when the commit fails, and stores none', async () => {
+    const { repository, url } = await openRepository(sqliteBackend);
+    const holder = new SqliteDatabase(url.slice('sqlite:'.length));
+    onTestFinished(() => void holder.close());
+    holder.exec('begin immediate');
+
+    const outcomes = await Promise.allSettled(
+      [1, 2, 3].map((i) => repository.register(distinct(i), now)),
+    );
+    holder.exec('rollback');
+
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(await repository.list()).toEqual([]);
+  }, 10_000);
 });
