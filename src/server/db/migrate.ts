@@ -2,12 +2,18 @@ import { Migrator, sql, type Migration } from 'kysely';
 import type { OpenDatabase } from './database';
 import * as createRegistrations from './migrations/2025-11-21T2130-create-registrations';
 import * as createVisits from './migrations/2026-11-21T2220-create-visits';
+import * as postgresRegisterFunction from './migrations/2026-11-22T0100-postgres-register-function';
 
 // Listed by hand rather than read from the folder, so the list works the same under tsx,
 // vitest and any bundler. Names sort by their timestamp; append new ones at the end.
 const migrations: Record<string, Migration> = {
   '2025-11-21T2130-create-registrations': createRegistrations,
   '2026-11-21T2220-create-visits': createVisits,
+};
+// SQLite has no stored functions, and needs none: its one writer cannot race itself.
+const postgresMigrations: Record<string, Migration> = {
+  ...migrations,
+  '2026-11-22T0100-postgres-register-function': postgresRegisterFunction,
 };
 
 // Kysely looks for its own tables in every schema unless told which one; naming the current
@@ -32,7 +38,9 @@ export async function migrateToLatest(database: OpenDatabase): Promise<void> {
   const migrator = new Migrator({
     db: database.db,
     migrationTableSchema: await currentSchema(database),
-    provider: { getMigrations: async () => migrations },
+    provider: {
+      getMigrations: async () => (database.kind === 'postgres' ? postgresMigrations : migrations),
+    },
   });
   const { error } = await migrator.migrateToLatest();
   if (error !== undefined) throw error;

@@ -177,63 +177,23 @@ function sqliteStatements({ driver, isUnavailable }: SqliteDatabase): Statements
 }
 
 function postgresStatements({ driver: pool }: PostgresDatabase): Statements {
-  // Named statements: pg prepares each once per connection and reuses it (see the benchmark
-  // note above). At READ COMMITTED the INSERT ... WHERE NOT EXISTS alone lets two identical
-  // requests both insert, and taking the lock inside that statement is not enough either (its
-  // snapshot predates the lock), so the lock is a statement of its own in a transaction.
-  const lock = {
-    name: 'tasjeel-register-lock',
-    text: `select pg_advisory_xact_lock(hashtextextended($1::text || ' ' || $2::text, 0))`,
-  };
-  const insert = {
-    name: 'tasjeel-register-insert',
-    text: `insert into registrations (${columns})
-      select $1, $2, $3, $4, $5, $6, $7, $8, $9
-      where not exists (select 1 from registrations
-        where phone = $5 and notes = $6 and created_at > $10)`,
-  };
-  const first = {
-    name: 'tasjeel-register-first',
-    text: `select id from registrations where phone = $1 and notes = $2 and created_at > $3
-      order by created_at limit 1`,
+  // One round trip: the duplicate rule runs inside the database, under an advisory lock on
+  // the phone and notes (see the 2026-11-22T0100 migration). A named statement, which pg
+  // prepares once per connection.
+  const register = {
+    name: 'tasjeel-register',
+    text: 'select id, created from register_unless_duplicate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
   };
 
   return {
     async insertUnlessDuplicate(row, windowStart) {
-      const client = await pool.connect();
-      // A connection lost while checked out also emits 'error' on the client; the failing
-      // query reports it, and this listener keeps the event from crashing the process.
-      const ignore = () => {};
-      client.on('error', ignore);
-      let failure: Error | undefined;
-      try {
-        await client.query('begin');
-        await client.query({ ...lock, values: [row.phone, row.notes] });
-        const { rowCount } = await client.query({
-          ...insert,
-          values: [...columnNames.map((column) => row[column]), windowStart],
-        });
-        let result: RegisterResult = { id: row.id, created: true };
-        if (rowCount !== 1) {
-          const earlier = await client.query<{ id: string }>({
-            ...first,
-            values: [row.phone, row.notes, windowStart],
-          });
-          const id = earlier.rows[0]?.id;
-          if (id === undefined) throw new Error('duplicate sign-up vanished');
-          result = { id, created: false };
-        }
-        await client.query('commit');
-        return result;
-      } catch (error) {
-        failure = error as Error;
-        throw error;
-      } finally {
-        client.off('error', ignore);
-        // After a failure the connection is discarded, which also ends its transaction: it
-        // may be broken, or hold a query the server is still answering.
-        client.release(failure);
-      }
+      const { rows } = await pool.query<RegisterResult>({
+        ...register,
+        values: [...columnNames.map((column) => row[column]), windowStart],
+      });
+      const result = rows[0];
+      if (result === undefined) throw new Error('register_unless_duplicate returned no row');
+      return result;
     },
     async selectSince(since) {
       const { rows } = await pool.query<RegistrationsTable>(
