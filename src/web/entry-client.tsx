@@ -15,11 +15,15 @@ const app = (
   </StrictMode>
 );
 
-// Under `vite dev` nothing replaces the <!--app-html--> placeholder, so there is nothing to hydrate.
-const serverRendered = Array.from(root.childNodes).some(
-  (node) => node.nodeType !== Node.COMMENT_NODE,
-);
-// As a transition, hydration yields to the browser every few milliseconds instead of holding
-// the main thread until the whole page is hydrated (Lighthouse counts that as blocking time).
-if (serverRendered) startTransition(() => void hydrateRoot(root, app));
-else createRoot(root).render(app);
+// As transitions, hydration and rendering yield to the browser every few milliseconds instead of
+// holding the main thread until the whole page is done (Lighthouse counts that as blocking time).
+if (root.textContent?.trim()) {
+  startTransition(() => void hydrateRoot(root, app));
+} else {
+  // Nothing to hydrate: the link page's server HTML is an empty placeholder (it needs
+  // localStorage), and under `vite dev` nothing replaces the <!--app-html--> slot. Hydrating
+  // the placeholder would draw the page in one synchronous re-render once the stored user differs
+  // from the server's snapshot.
+  const clientRoot = createRoot(root);
+  startTransition(() => clientRoot.render(app));
+}
