@@ -1,15 +1,28 @@
 import react from '@vitejs/plugin-react';
-import { defineConfig, type Plugin } from 'vite';
+import { defineConfig, minifySync, type Plugin } from 'vite';
+import { startApp } from './src/web/start-app';
 
-// The server renders every page, so its entry script is never needed for the first paint
-// (entry-client.tsx loads the app after it): fetched at low priority, it leaves a slow mobile
-// link to the HTML and CSS first. Vite writes that <script> tag itself, hence a plugin.
-const lowPriorityEntryScript: Plugin = {
-  name: 'low-priority-entry-script',
+const startAppScript = minifySync(
+  'start-app.js',
+  `(${String(startApp)})(document.currentScript)`,
+).code.trim();
+
+// The server renders every page, so no script may be requested before its first paint: Vite's
+// module <script> tag for the entry becomes start-app.ts, inline, which adds it after that
+// paint. The server allows this one inline script in its CSP by its hash (src/server/pages.ts).
+const inlineEntryScript: Plugin = {
+  name: 'inline-entry-script',
+  apply: 'build',
   transformIndexHtml: {
     order: 'post',
-    handler: (html) =>
-      html.replace(/<script type="module"/g, '<script type="module" fetchpriority="low"'),
+    handler(html) {
+      const entryTag = /<script type="module" crossorigin src="([^"]+)"><\/script>/;
+      if (!entryTag.test(html)) throw new Error('index.html: no module script tag to replace');
+      return html.replace(
+        entryTag,
+        (_, src: string) => `<script data-src="${src}">${startAppScript}</script>`,
+      );
+    },
   },
 };
 
@@ -17,7 +30,7 @@ export default defineConfig({
   root: 'src/web',
   base: '/register/',
   envDir: '../..',
-  plugins: [react(), lowPriorityEntryScript],
+  plugins: [react(), inlineEntryScript],
   build: {
     outDir: '../../dist/web',
     emptyOutDir: true,

@@ -9,9 +9,9 @@ const path = '/register/register-client/economy_reco/1003';
 test('what is typed before the app wakes up is kept and sent, never as a GET', async ({ page }) => {
   let release = () => {};
   const released = new Promise<void>((resolve) => (release = resolve));
-  // Hold back every script but the tiny entry until the fields are filled.
+  // Hold back the app's scripts until the fields are filled.
   await page.route(/\/register\/assets\/.*\.js$/, async (route) => {
-    if (!/\/index-[^/]+\.js$/.test(route.request().url())) await released;
+    await released;
     await route.continue();
   });
   const phone = uniquePhone();

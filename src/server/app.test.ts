@@ -1,15 +1,17 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { buildPayload } from '../domain/registration';
 import { ar } from '../domain/catalogue';
-import { buildTestApp, testBackends } from './test-helpers';
+import { buildTestApp, fixtureInlineScriptHash, testBackends } from './test-helpers';
 
 const name = 'سارة المطيري';
 const phone = '966512345678';
 const email = 'sara.private@example.com';
 
 const csp =
-  "default-src 'self';script-src 'self';style-src 'self';img-src 'self' data:;" +
-  "object-src 'none';base-uri 'none';frame-ancestors 'none';form-action 'self'";
+  `default-src 'self';script-src 'self' ${fixtureInlineScriptHash};style-src 'self';` +
+  "img-src 'self' data:;object-src 'none';base-uri 'none';frame-ancestors 'none';" +
+  "form-action 'self'";
 
 describe.each(testBackends)('on $name', (backend) => {
   describe('security headers', () => {
@@ -23,6 +25,20 @@ describe.each(testBackends)('on $name', (backend) => {
       expect(response.headers['content-security-policy']).toBe(csp);
       expect(response.headers['x-content-type-options']).toBe('nosniff');
       expect(response.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
+    });
+
+    it("allow the page's inline script by its hash, and no other inline script", async () => {
+      const { app } = await buildTestApp(backend);
+      const response = await app.inject({ url: '/register/register-client' });
+      const inline = /<script data-src="[^"]+">([^<]+)<\/script>/.exec(response.body)?.[1];
+      expect(inline).toBeDefined();
+      const hash = createHash('sha256')
+        .update(inline ?? '')
+        .digest('base64');
+      const policy = String(response.headers['content-security-policy']);
+      const scriptSrc = /(?:^|;)script-src ([^;]+)/.exec(policy)?.[1]?.split(' ');
+      expect(scriptSrc).toEqual(["'self'", `'sha256-${hash}'`]);
+      expect(policy).not.toContain('unsafe-inline');
     });
   });
 

@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { ar } from '../domain/catalogue';
 import { buildPayload } from '../domain/registration';
 import { underPressureRetryAfterSeconds } from './app';
-import { buildTestApp, testBackends, type TestBackend } from './test-helpers';
+import {
+  buildTestApp,
+  fixtureInlineScriptHash,
+  testBackends,
+  type TestBackend,
+} from './test-helpers';
 
 // The HTTP surface of the API as tables: one row per case, each table read top to bottom.
 // app.test.ts and registration-routes.test.ts hold the first cases of several of these
@@ -265,8 +270,9 @@ describe.each(testBackends)('the HTTP matrix on $name', (backend: TestBackend) =
 
   describe('security headers on pages and API answers', () => {
     const csp =
-      "default-src 'self';script-src 'self';style-src 'self';img-src 'self' data:;" +
-      "object-src 'none';base-uri 'none';frame-ancestors 'none';form-action 'self'";
+      `default-src 'self';script-src 'self' ${fixtureInlineScriptHash};style-src 'self';` +
+      "img-src 'self' data:;object-src 'none';base-uri 'none';frame-ancestors 'none';" +
+      "form-action 'self'";
     const limited = { RATE_LIMIT_PER_MINUTE: '1' };
     it.each<
       [

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,7 +16,7 @@ interface RenderModule {
 }
 
 export interface PagesOptions {
-  distDir: string;
+  build: Build;
   siteUrl: string | undefined;
   /** The origin of link previews' absolute URLs; without it, the request's own. */
   publicUrl: string | undefined;
@@ -24,7 +25,20 @@ export interface PagesOptions {
 
 const immutable = 'public, max-age=31536000, immutable';
 
-async function loadBuild(distDir: string) {
+export type Build = Awaited<ReturnType<typeof loadBuild>>;
+
+// The CSP sources of the template's inline scripts: the web build inlines the one that starts
+// the app (vite.config.ts), and a browser runs it only if its hash is in the policy.
+function inlineScriptHashes(template: string): string[] {
+  const inlineScripts = template.matchAll(/<script\b(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/g);
+  return Array.from(
+    inlineScripts,
+    ([, text = '']) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`,
+  );
+}
+
+/** The built pages: the template, the server renderer, and the hashes the CSP must allow. */
+export async function loadBuild(distDir: string) {
   const webDir = join(distDir, 'web');
   const entry = join(distDir, 'ssr', 'entry-server.js');
   let template: string;
@@ -42,15 +56,15 @@ async function loadBuild(distDir: string) {
   if (!template.includes('<!--app-head-->') || !template.includes('<!--app-html-->')) {
     throw new Error(`${webDir}/index.html lacks the <!--app-head--> or <!--app-html--> slot`);
   }
-  return { webDir, template, render };
+  return { webDir, template, render, scriptHashes: inlineScriptHashes(template) };
 }
 
 /** The built pages under /register/: static assets, and every other path server-rendered. */
 export async function pages(
   app: FastifyInstance,
-  { distDir, siteUrl, publicUrl, visits }: PagesOptions,
+  { build, siteUrl, publicUrl, visits }: PagesOptions,
 ) {
-  const { webDir, template, render } = await loadBuild(distDir);
+  const { webDir, template, render } = build;
   // The form a page showed, until its response is sent and the visit can be counted.
   const formOf = new WeakMap<FastifyRequest, RouteAttribution>();
 

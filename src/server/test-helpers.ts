@@ -15,6 +15,10 @@ import type { RegistrationsTable } from './db/database';
 export const fixtureScript = `console.log(${JSON.stringify('x'.repeat(2000))});\n`;
 export const fixtureHead = `<title>${ar.titleGeneric(ar.brandDefault)}</title>`;
 export const fixtureForm = `<h1>${ar.headingPrefix} ${ar.headingFreeTrial}</h1>`;
+/** Like the web build's start-app.ts, an inline script that the CSP must allow by its hash. */
+export const fixtureInlineScript = "document.documentElement.dataset.started = 'yes';";
+/** Its hash, worked out once with `openssl dgst -sha256 -binary | base64`. */
+export const fixtureInlineScriptHash = "'sha256-Va3vFmxxXReg5a9+3qghSkpKOPWSj0QdvO6PwUQoTQ8='";
 
 // The four form routes of SPEC §2, for the fixture's render (the pages' own matching is richer).
 const fixtureFormRoutes =
@@ -26,9 +30,10 @@ export function fixtureOgUrl(url: string): string {
 }
 
 /**
- * A stand-in for `npm run build`: the template with both slots, one hashed asset (with its
- * .br and .gz), one unhashed file and a render module that knows the form routes (with an
- * og:url from the origin it is given), so these tests never depend on the web build.
+ * A stand-in for `npm run build`: the template with both slots and an inline script, one
+ * hashed asset (with its .br and .gz), one unhashed file and a render module that knows the
+ * form routes (with an og:url from the origin it is given), so these tests never depend on the
+ * web build.
  */
 export async function writeFixtureBuild(distDir: string): Promise<void> {
   await mkdir(join(distDir, 'web', 'assets'), { recursive: true });
@@ -37,7 +42,7 @@ export async function writeFixtureBuild(distDir: string): Promise<void> {
   await writeFile(
     join(distDir, 'web', 'index.html'),
     '<!doctype html><html lang="ar" dir="rtl"><head><meta charset="UTF-8"><!--app-head-->' +
-      '<script type="module" src="/register/assets/app-abc123.js"></script></head>' +
+      `<script data-src="/register/assets/app-abc123.js">${fixtureInlineScript}</script></head>` +
       '<body><div id="root"><!--app-html--></div></body></html>\n',
   );
   await writeFile(join(distDir, 'web', 'assets', 'app-abc123.js'), fixtureScript);

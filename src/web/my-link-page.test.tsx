@@ -181,12 +181,38 @@ function pngToRgba(dataUrl: string): { data: Uint8ClampedArray; width: number; h
   return { data, width, height };
 }
 
+/**
+ * The pixels of the QR code's SVG as RGBA, for jsQR: a white square of viewBox modules, with the
+ * page's path of dark rectangles (one per run of modules, `M{x} {y}h{length}v1h-{length}z`), each
+ * module 4 pixels wide.
+ */
+function svgToRgba(svg: Element): { data: Uint8ClampedArray; width: number; height: number } {
+  const scale = 4;
+  const size = Number(svg.getAttribute('viewBox')?.split(' ')[2]);
+  const width = size * scale;
+  const data = new Uint8ClampedArray(width * width * 4).fill(255);
+  const path = svg.querySelector('path')?.getAttribute('d') ?? '';
+  expect(path).toMatch(/^(M\d+ \d+h(\d+)v1h-\2z)+$/);
+  for (const [, x, y, length] of path.matchAll(/M(\d+) (\d+)h(\d+)/g)) {
+    for (let row = Number(y) * scale; row < (Number(y) + 1) * scale; row++) {
+      for (
+        let column = Number(x) * scale;
+        column < (Number(x) + Number(length)) * scale;
+        column++
+      ) {
+        data.fill(0, (row * width + column) * 4, (row * width + column) * 4 + 3);
+      }
+    }
+  }
+  return { data, width, height: width };
+}
+
 /** What a phone camera would read from the QR code drawn on the page, once it is drawn. */
 async function scanDrawnQrCode(link: string): Promise<string | undefined> {
-  const image = await screen.findByRole<HTMLImageElement>('img', { name: ar.altQrCode });
+  const code = await screen.findByRole('img', { name: ar.altQrCode });
   // Wait until the code for this link replaced the one for the previous pick.
   return waitFor(() => {
-    const { data, width, height } = pngToRgba(image.getAttribute('src') ?? '');
+    const { data, width, height } = svgToRgba(code);
     const read = jsQR(data, width, height)?.data;
     expect(read).toBe(link);
     return read;
@@ -260,12 +286,16 @@ describe('the sharing kit of the link page (issue 7)', () => {
     const download = screen.getByRole('button', { name: ar.buttonDownloadQr });
     expect(download).toBeEnabled();
     fireEvent.click(download);
-    const image = screen.getByRole('img', { name: ar.altQrCode });
-    expect(clicks).toEqual([{ download: fileName, href: image.getAttribute('src') }]);
+    await waitFor(() => expect(clicks).toHaveLength(1));
+    expect(clicks[0]?.download).toBe(fileName);
+    const { data, width, height } = pngToRgba(clicks[0]?.href ?? '');
+    expect(jsQR(data, width, height)?.data).toBe(link);
   });
 
   it('says so when the QR code cannot be drawn, and offers no download', async () => {
-    vi.doMock('qrcode', () => ({ toDataURL: () => Promise.reject(new Error('no chunk')) }));
+    vi.doMock('qrcode', () => {
+      throw new Error('no chunk');
+    });
     try {
       storeUser({ role: 'marketing', id: 42 });
       renderApp(path);

@@ -1,3 +1,4 @@
+import type { BitMatrix } from 'qrcode';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { ar } from '../domain/catalogue';
 import { type PackageKey, packageKeys, packageLabels } from '../domain/packages';
@@ -118,19 +119,42 @@ function LinkCard({ marketerId }: { marketerId: string }) {
   );
 }
 
-type DrawnQrCode = { link: string; dataUrl: string | null };
+// The quiet zone around a QR code, in modules: 4 is what the standard asks and qrcode draws.
+const quietZone = 4;
+
+/**
+ * The dark modules of a QR code as one SVG path, a rectangle per run of dark modules in a row,
+ * in a square of `size` modules with its quiet zone.
+ */
+function qrCodePath(modules: BitMatrix): { size: number; path: string } {
+  const runs: string[] = [];
+  for (let row = 0; row < modules.size; row++) {
+    for (let column = 0; column < modules.size;) {
+      const start = column;
+      while (column < modules.size && modules.get(row, column)) column++;
+      const length = column - start;
+      if (length > 0) runs.push(`M${start + quietZone} ${row + quietZone}h${length}v1h-${length}z`);
+      else column++;
+    }
+  }
+  return { size: modules.size + 2 * quietZone, path: runs.join('') };
+}
+
+type DrawnQrCode = { link: string; code: { size: number; path: string } | null };
 
 function QrCode({ link, fileName }: { link: string; fileName: string }) {
   const [drawn, setDrawn] = useState<DrawnQrCode>();
 
   useEffect(() => {
     let current = true;
-    // Loaded only here, in its own chunk, so the form's JavaScript does not carry it.
+    // Loaded only here, in its own chunk, so the form's JavaScript does not carry it. Drawn as
+    // an SVG path: a canvas and its PNG encoding held the main thread for a long task, and an
+    // image painted late was the page's LCP (issue 6). The PNG is made for a download only.
     import('qrcode')
-      .then(({ toDataURL }) => toDataURL(link, { width: 512 }))
+      .then(({ create }) => qrCodePath(create(link).modules))
       .then(
-        (dataUrl) => current && setDrawn({ link, dataUrl }),
-        () => current && setDrawn({ link, dataUrl: null }),
+        (code) => current && setDrawn({ link, code }),
+        () => current && setDrawn({ link, code: null }),
       );
     return () => {
       current = false;
@@ -138,10 +162,17 @@ function QrCode({ link, fileName }: { link: string; fileName: string }) {
   }, [link]);
 
   // A code drawn for the link before the last pick is never shown or saved.
-  const dataUrl = drawn?.link === link ? drawn.dataUrl : undefined;
+  const code = drawn?.link === link ? drawn.code : undefined;
 
-  function download() {
-    if (!dataUrl) return;
+  async function download() {
+    let dataUrl: string;
+    try {
+      const { toDataURL } = await import('qrcode');
+      dataUrl = await toDataURL(link, { width: 512 });
+    } catch {
+      setDrawn({ link, code: null });
+      return;
+    }
     const anchor = document.createElement('a');
     anchor.href = dataUrl;
     anchor.download = fileName;
@@ -153,14 +184,23 @@ function QrCode({ link, fileName }: { link: string; fileName: string }) {
 
   return (
     <div className="qr">
-      {dataUrl ? (
-        <img className="qr-code" src={dataUrl} alt={ar.altQrCode} width={512} height={512} />
-      ) : dataUrl === null ? (
+      {code ? (
+        <svg
+          className="qr-code"
+          role="img"
+          aria-label={ar.altQrCode}
+          viewBox={`0 0 ${code.size} ${code.size}`}
+          shapeRendering="crispEdges"
+        >
+          <rect width={code.size} height={code.size} fill="#fff" />
+          <path d={code.path} />
+        </svg>
+      ) : code === null ? (
         <p className="message error">{ar.errorQrCode}</p>
       ) : (
         <div className="qr-code" aria-busy="true" />
       )}
-      <button type="button" className="secondary" disabled={!dataUrl} onClick={download}>
+      <button type="button" className="secondary" disabled={!code} onClick={download}>
         {ar.buttonDownloadQr}
       </button>
     </div>
