@@ -160,6 +160,8 @@ export interface SendOptions {
   method?: string;
   path?: string;
   body?: string;
+  /** The body's type: application/json unless given. */
+  contentType?: string;
   agent?: Agent | false;
   timeoutMs?: number;
 }
@@ -167,6 +169,7 @@ export interface SendOptions {
 /** One HTTP request; never throws: a failure is an Outcome with `error`. */
 export function send(options: SendOptions): Promise<Outcome> {
   const { port, method = 'POST', path = registerPath, body, agent = false } = options;
+  const { contentType = 'application/json' } = options;
   const start = performance.now();
   return new Promise((resolve) => {
     let settled = false;
@@ -185,7 +188,7 @@ export function send(options: SendOptions): Promise<Outcome> {
         headers:
           body === undefined
             ? {}
-            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+            : { 'content-type': contentType, 'content-length': Buffer.byteLength(body) },
       },
       (res) => {
         const chunks: Buffer[] = [];
