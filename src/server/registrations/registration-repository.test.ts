@@ -1,10 +1,11 @@
 import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { buildNotes } from '../../domain/notes';
 import { openDatabase } from '../db/database';
 import { migrateToLatest } from '../db/migrate';
 import { loadConfig } from '../env';
-import { createTestDatabase, sqliteBackend, testBackends, type TestBackend } from '../test-helpers';
+import { createTestDatabase, testBackends, type TestBackend } from '../test-helpers';
 import { createRegistrationRepository } from './registration-repository';
 
 async function openRepository({ database: kind }: TestBackend) {
@@ -70,20 +71,59 @@ describe.each(testBackends)('on $name', (backend) => {
 });
 
 // Sign-ups arriving together are committed together (group commit); each must still stand or
-// fall on its own, and none may be answered before its commit.
-describe('on SQLite, sign-ups written in one commit', () => {
-  const distinct = (i: number) => ({ ...signUp, phone: `9665000000${String(i).padStart(2, '0')}` });
-
-  it('stores the others when one of them fails', async () => {
-    const { repository, url } = await openRepository(sqliteBackend);
+// fall on its own, and none may be answered before its commit. Each database gets a sign-up it
+// refuses, and a second connection that holds what the batch needs.
+const refused = { ...signUp, name: 'refuse me' };
+const refusing: Record<TestBackend['database'], (url: string) => Promise<() => Promise<void>>> = {
+  async sqlite(url) {
     const other = new SqliteDatabase(url.slice('sqlite:'.length));
-    onTestFinished(() => void other.close());
     other.exec(`create trigger refuse before insert on registrations when new.name = 'refuse me'
       begin select raise(abort, 'refused'); end`);
+    return async () => void other.close();
+  },
+  async postgres(url) {
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    await other.query(`create function refuse() returns trigger language plpgsql as $$
+      begin raise exception 'refused'; end $$`);
+    await other.query(`create trigger refuse before insert on registrations
+      for each row when (new.name = 'refuse me') execute function refuse()`);
+    return () => other.end();
+  },
+};
+const holding: Record<TestBackend['database'], (url: string) => Promise<() => Promise<void>>> = {
+  async sqlite(url) {
+    const holder = new SqliteDatabase(url.slice('sqlite:'.length));
+    holder.exec('begin immediate');
+    return async () => {
+      holder.exec('rollback');
+      holder.close();
+    };
+  },
+  async postgres(url) {
+    // The advisory lock of the second sign-up, held past the server's 5 s statement_timeout.
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    await holder.query(`select pg_advisory_lock(hashtextextended($1 || ' ' || $2, 0))`, [
+      distinct(2).phone,
+      distinct(2).notes,
+    ]);
+    return () => holder.end();
+  },
+};
+function distinct(i: number) {
+  return { ...signUp, phone: `9665000000${String(i).padStart(2, '0')}` };
+}
+
+describe.each(testBackends)('on $name, sign-ups written in one commit', (backend) => {
+  it('stores the others when the database refuses one of them', async () => {
+    const { repository, url } = await openRepository(backend);
+    const release = await refusing[backend.database](url);
+    onTestFinished(release);
 
     const outcomes = await Promise.allSettled([
       repository.register(distinct(1), now),
-      repository.register({ ...distinct(2), name: 'refuse me' }, now),
+      repository.register({ ...refused, phone: distinct(2).phone }, now),
       repository.register(distinct(3), now),
     ]);
 
@@ -98,18 +138,16 @@ describe('on SQLite, sign-ups written in one commit', () => {
     ]);
   });
 
-  it('answers none of them when the commit fails, and stores none', async () => {
-    const { repository, url } = await openRepository(sqliteBackend);
-    const holder = new SqliteDatabase(url.slice('sqlite:'.length));
-    onTestFinished(() => void holder.close());
-    holder.exec('begin immediate');
+  it('answers none of them when the batch cannot be written, and stores none', async () => {
+    const { repository, url } = await openRepository(backend);
+    const release = await holding[backend.database](url);
 
     const outcomes = await Promise.allSettled(
       [1, 2, 3].map((i) => repository.register(distinct(i), now)),
     );
-    holder.exec('rollback');
+    await release();
 
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected', 'rejected']);
     expect(await repository.list()).toEqual([]);
-  }, 10_000);
+  }, 15_000);
 });

@@ -8,6 +8,7 @@ import {
 } from '../db/database';
 import type { PostgresDatabase } from '../db/postgres';
 import type { SqliteDatabase } from '../db/sqlite';
+import { groupCommit, type Outcome } from './group-commit';
 
 const duplicateWindowMs = 24 * 60 * 60 * 1000;
 
@@ -77,8 +78,6 @@ const columns = columnNames.join(', ');
 interface PendingInsert {
   row: RegistrationsTable;
   windowStart: string;
-  resolve: (result: RegisterResult) => void;
-  reject: (error: unknown) => void;
 }
 
 interface LinkCountRow {
@@ -120,50 +119,27 @@ function sqliteStatements({ driver, isUnavailable }: SqliteDatabase): Statements
     return { id: earlier.id, created: false };
   }
 
-  // Group commit: with synchronous=FULL every commit waits for the disk (about 0.3 ms here),
-  // which alone caps one-commit-per-sign-up near 3,000 a second. The sign-ups that arrive in
-  // one turn of the event loop are written in one transaction, and each is answered only once
-  // that transaction is on disk. Statements run in arrival order, so a repeat in the same
-  // batch finds the first one. A statement that fails fails its own sign-up only, but a
-  // database out of reach (locked, full, failing disk) fails the whole batch, rolled back: none
-  // of it has been answered yet.
-  let pending: PendingInsert[] = [];
+  // With synchronous=FULL every commit waits for the disk (about 0.3 ms here), which alone
+  // capped one commit per sign-up near 3,000 a second: a batch is one transaction. Statements
+  // run in arrival order, so a repeat in the same batch finds the first one. A statement that
+  // fails fails its own sign-up only, but a database out of reach (locked, full, failing disk)
+  // fails the whole batch, rolled back. IMMEDIATE takes the write lock first: another process
+  // holding it costs one busy_timeout for the batch, not one per sign-up.
   const writeBatch = driver.transaction((batch: PendingInsert[]) =>
-    batch.map((item) => {
+    batch.map((item): Outcome<RegisterResult> => {
       try {
-        return { ok: true as const, value: insertOne(item) };
+        return { ok: true, value: insertOne(item) };
       } catch (error) {
         if (isUnavailable(error)) throw error;
-        return { ok: false as const, error };
+        return { ok: false, error };
       }
     }),
   );
-  function flush() {
-    const batch = pending;
-    pending = [];
-    let outcomes: ReturnType<typeof writeBatch>;
-    try {
-      // IMMEDIATE takes the write lock first: another process holding it costs one
-      // busy_timeout for the batch, not one per sign-up.
-      outcomes = writeBatch.immediate(batch);
-    } catch (error) {
-      for (const item of batch) item.reject(error);
-      return;
-    }
-    outcomes.forEach((outcome, index) => {
-      const item = batch[index] as PendingInsert;
-      if (outcome.ok) item.resolve(outcome.value);
-      else item.reject(outcome.error);
-    });
-  }
+  // One writer: SQLite has one, and the batch blocks the event loop while it is written.
+  const register = groupCommit((batch: PendingInsert[]) => writeBatch.immediate(batch), 1);
 
   return {
-    insertUnlessDuplicate(row, windowStart) {
-      return new Promise((resolve, reject) => {
-        // setImmediate runs once the event loop has read every request that is waiting.
-        if (pending.push({ row, windowStart, resolve, reject }) === 1) setImmediate(flush);
-      });
-    },
+    insertUnlessDuplicate: (row, windowStart) => register({ row, windowStart }),
     async selectSince(from) {
       return since.all(from);
     },
@@ -176,25 +152,46 @@ function sqliteStatements({ driver, isUnavailable }: SqliteDatabase): Statements
   };
 }
 
-function postgresStatements({ driver: pool }: PostgresDatabase): Statements {
-  // One round trip: the duplicate rule runs inside the database, under an advisory lock on
-  // the phone and notes (see the 2026-11-22T0100 migration). A named statement, which pg
-  // prepares once per connection.
-  const register = {
+function postgresStatements({ driver: pool, isUnavailable }: PostgresDatabase): Statements {
+  // One round trip and one commit a batch: the duplicate rule runs inside the database (see the
+  // 2026-11-22T0100 migration). A named statement, which pg prepares once per connection.
+  const statement = {
     name: 'tasjeel-register',
     text: 'select id, created from register_unless_duplicate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
   };
+  async function writeBatch(batch: PendingInsert[]): Promise<RegisterResult[]> {
+    const { rows } = await pool.query<RegisterResult>({
+      ...statement,
+      values: [
+        ...columnNames.map((column) => batch.map(({ row }) => row[column])),
+        batch.map(({ windowStart }) => windowStart),
+      ],
+    });
+    if (rows.length !== batch.length) throw new Error('register_unless_duplicate lost a row');
+    return rows;
+  }
+  // A batch fails as a whole. When the database is not out of reach, the fault may be one
+  // sign-up's (a value PostgreSQL refuses): each is then tried alone, to fail only itself.
+  async function writeEachAlone(batch: PendingInsert[]): Promise<Outcome<RegisterResult>[]> {
+    try {
+      return (await writeBatch(batch)).map((value) => ({ ok: true, value }));
+    } catch (error) {
+      if (batch.length === 1 || isUnavailable(error)) throw error;
+      return Promise.all(
+        batch.map((item) =>
+          writeBatch([item]).then(
+            ([value]) => ({ ok: true as const, value: value as RegisterResult }),
+            (itemError: unknown) => ({ ok: false as const, error: itemError }),
+          ),
+        ),
+      );
+    }
+  }
+  // As many batches at once as the pool has connections; more sign-ups wait and go together.
+  const register = groupCommit(writeEachAlone, pool.options.max);
 
   return {
-    async insertUnlessDuplicate(row, windowStart) {
-      const { rows } = await pool.query<RegisterResult>({
-        ...register,
-        values: [...columnNames.map((column) => row[column]), windowStart],
-      });
-      const result = rows[0];
-      if (result === undefined) throw new Error('register_unless_duplicate returned no row');
-      return result;
-    },
+    insertUnlessDuplicate: (row, windowStart) => register({ row, windowStart }),
     async selectSince(since) {
       const { rows } = await pool.query<RegistrationsTable>(
         'select * from registrations where created_at >= $1 order by created_at, id',
