@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import AxeBuilder from '@axe-core/playwright';
 import { test as base, expect, type Page, type Request, type Response } from '@playwright/test';
 import { ar } from '../src/domain/catalogue';
+import type { RegistrationsTable } from '../src/server/db/database';
 import { waitForHydration } from './hydration';
 
 export { expect, waitForHydration };
@@ -107,17 +108,8 @@ export function recordPosts(page: Page) {
   };
 }
 
-export interface ExportedRow {
-  id: string;
-  created_at: string;
-  name: string;
-  email: string | null;
-  phone: string;
-  notes: string;
-  marketing_id: string | null;
-  package_key: string | null;
-  source: string | null;
-}
+/** A line of `npm run export -- --format jsonl`: a row of the table, field for field. */
+export type ExportedRow = RegistrationsTable;
 
 const run = promisify(execFile);
 

@@ -46,10 +46,12 @@ const report = createReport('load: soak inside capacity, burst beyond it');
 const server = await startServer({ databaseFile, distDir, logFile });
 let next = 0;
 let answered = 0;
+// Each sign-up of the run is distinct (its own phone number from 50,000,000 on).
+const nextBody = () => JSON.stringify(signUp(next++, 50_000_000));
 const post = (agent: Agent) =>
   send({
     port: server.port,
-    body: JSON.stringify(signUp(next++, 50_000_000)),
+    body: nextBody(),
     agent,
     timeoutMs: requestTimeoutMs,
   }).then((outcome) => {
@@ -88,7 +90,7 @@ async function pipelinedBurst(rate: number, seconds: number, socketCount: number
     const due = Math.floor(((performance.now() - start) * rate) / 1000);
     const batches = lanes.map(() => [] as string[]);
     for (; sent < due; sent += 1) {
-      const body = JSON.stringify(signUp(next++, 50_000_000));
+      const body = nextBody();
       batches[sent % lanes.length]?.push(
         `POST ${registerPath} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n` +
           `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
@@ -233,17 +235,18 @@ report.check('soak: RSS growth from the first to the last 10 s under 10%', growt
 // Refusals: what bots and broken clients send, each body carrying a name, a phone number and
 // an e-mail. Every refusal writes a log line (its code or failing fields), so the log scan at
 // the end reads what the server said about personal data it refused.
+// Phone numbers from 60,000,000 on: none of them may be stored.
+const refusedSignUp = (i: number) => signUp(i, 60_000_000);
 const refusalKinds = [
   {
     kind: 'invalid e-mail',
     status: 400,
-    body: (i: number) =>
-      JSON.stringify({ ...signUp(i, 60_000_000), email: `lead.${i}@mail.example.` }),
+    body: (i: number) => JSON.stringify({ ...refusedSignUp(i), email: `lead.${i}@mail.example.` }),
   },
   {
     kind: 'broken JSON',
     status: 400,
-    body: (i: number) => JSON.stringify(signUp(i, 60_000_000)).slice(0, -1),
+    body: (i: number) => JSON.stringify(refusedSignUp(i)).slice(0, -1),
   },
   {
     kind: 'form-encoded',
@@ -251,13 +254,13 @@ const refusalKinds = [
     contentType: 'application/x-www-form-urlencoded',
     body: (i: number) =>
       new URLSearchParams(
-        Object.entries(signUp(i, 60_000_000)).map(([key, value]) => [key, String(value)]),
+        Object.entries(refusedSignUp(i)).map(([key, value]) => [key, String(value)]),
       ).toString(),
   },
   {
     kind: 'over the body limit',
     status: 413,
-    body: (i: number) => JSON.stringify({ ...signUp(i, 60_000_000), notes: 'x'.repeat(20_000) }),
+    body: (i: number) => JSON.stringify({ ...refusedSignUp(i), notes: 'x'.repeat(20_000) }),
   },
 ];
 const refusalsPerKind = 250;

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { describeError, openDatabase, type OpenDatabase } from './db/database';
+import { describeError, openDatabase, registrationColumns, type OpenDatabase } from './db/database';
 import { migrateToLatest } from './db/migrate';
 import { loadConfig } from './env';
 import {
@@ -9,17 +9,8 @@ import {
   type StoredRegistration,
 } from './registrations/registration-repository';
 
-export const exportFields = [
-  'id',
-  'created_at',
-  'name',
-  'email',
-  'phone',
-  'notes',
-  'marketing_id',
-  'package_key',
-  'source',
-] as const;
+// The export is the table: its columns, in its order.
+export const exportFields = registrationColumns;
 
 export type ExportFormat = 'csv' | 'jsonl';
 

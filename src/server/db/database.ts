@@ -17,6 +17,19 @@ export interface RegistrationsTable {
   source: string | null;
 }
 
+/** Its columns in table order: the insert's column list and the export's fields. */
+export const registrationColumns = [
+  'id',
+  'created_at',
+  'name',
+  'email',
+  'phone',
+  'notes',
+  'marketing_id',
+  'package_key',
+  'source',
+] as const satisfies (keyof RegistrationsTable)[];
+
 // One row per UTC day (YYYY-MM-DD), link and visitor; '' for no marketer or no package.
 export interface VisitsTable {
   day: string;

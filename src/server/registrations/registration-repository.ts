@@ -3,6 +3,7 @@ import { parseNotes, type Source } from '../../domain/notes';
 import type { Registration } from '../../domain/registration';
 import {
   DatabaseUnavailableError,
+  registrationColumns,
   type OpenDatabase,
   type RegistrationsTable,
 } from '../db/database';
@@ -62,18 +63,7 @@ interface Statements {
   ping(): Promise<void>;
 }
 
-const columnNames = [
-  'id',
-  'created_at',
-  'name',
-  'email',
-  'phone',
-  'notes',
-  'marketing_id',
-  'package_key',
-  'source',
-] as const satisfies (keyof RegistrationsTable)[];
-const columns = columnNames.join(', ');
+const columns = registrationColumns.join(', ');
 
 interface PendingInsert {
   row: RegistrationsTable;
@@ -163,7 +153,7 @@ function postgresStatements({ driver: pool, isUnavailable }: PostgresDatabase): 
     const { rows } = await pool.query<RegisterResult>({
       ...statement,
       values: [
-        ...columnNames.map((column) => batch.map(({ row }) => row[column])),
+        ...registrationColumns.map((column) => batch.map(({ row }) => row[column])),
         batch.map(({ windowStart }) => windowStart),
       ],
     });
