@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import AxeBuilder from '@axe-core/playwright';
 import { test as base, expect, type Page, type Request, type Response } from '@playwright/test';
 import { ar } from '../src/domain/catalogue';
-import type { RegistrationsTable } from '../src/server/db/database';
+import type { RegistrationsTable } from '../src/server/db/schema';
 import { waitForHydration } from './hydration';
 
 export { expect, waitForHydration };

@@ -24,3 +24,9 @@ export function packageLabel(packageName: string): string {
 export function packageKeyOf(label: string): string {
   return packageKeys.find((key) => packageLabels[key] === label) ?? label;
 }
+
+/**
+ * The shape of a package key: a package added later is shown by its key, but no other text is
+ * (it would put anyone's sentence on the provider's page and in its link previews).
+ */
+export const packageKeyPattern = /^[A-Za-z0-9_-]{1,40}$/;

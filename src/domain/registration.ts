@@ -14,6 +14,9 @@ export const notesMaxLength = 500;
 // UTF-8 form (it would come back as U+FFFD). Refused here, nothing is stored other than sent.
 const storable = (text: string) => !/[\p{Cc}\p{Cs}]/u.test(text);
 
+/** A marketer's id, as sent in marketing_id and as found in a link. */
+export const marketingIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
+
 /**
  * The one contract between the form and the server (SPEC §3 and §5). The e-mail rule is the
  * HTML standard's, the same check the browser makes on type=email, so the two never disagree.
@@ -32,7 +35,7 @@ export const registrationSchema = z.strictObject({
   marketing_id: z.optional(
     z.pipe(
       z.pipe(z.union([z.string(), z.int().check(z.nonnegative())]), z.transform(String)),
-      z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,64}$/)),
+      z.string().check(z.regex(marketingIdPattern)),
     ),
   ),
 });

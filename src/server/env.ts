@@ -105,6 +105,10 @@ const envSchema = z.object({
   // Sign-ups are answered 503 with Retry-After while the event loop lags this many ms behind;
   // 0 turns shedding off. 200 ms: a visitor already waits, and the queue only grows from there.
   LOAD_SHED_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(200),
+  // The build's API address (src/web/env.ts): on another origin, the CSP must let pages call it.
+  VITE_API_BASE_URL: z.string().optional(),
+  HSTS_INCLUDE_SUBDOMAINS: z.enum(['true', 'false']).default('false'),
+  NODE_ENV: z.string().optional(),
   // Where `npm run build` put the pages; tests and benchmarks point it at a fixture build.
   DIST_DIR: z
     .string()
@@ -132,13 +136,29 @@ export interface Config {
   loadShedDelayMs: number;
   /** Where `npm run build` puts the pages: web/ (client) and ssr/ (the render module). */
   distDir: string;
+  /** The origin of VITE_API_BASE_URL when it names another site. */
+  apiOrigin: string | undefined;
+  hstsIncludeSubDomains: boolean;
+}
+
+// An absolute http(s) URL names another origin; a path or nothing is this site.
+function apiOriginOf(apiBaseUrl: string | undefined): string | undefined {
+  return apiBaseUrl !== undefined && /^https?:\/\//.test(apiBaseUrl) && URL.canParse(apiBaseUrl)
+    ? new URL(apiBaseUrl).origin
+    : undefined;
 }
 
 /** Reads the server's settings once; throws one message naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   // An empty variable (PORT= in a .env file) means "not set", not zero or "".
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
-  const result = envSchema.safeParse(present);
+  const result = envSchema
+    // Link previews would otherwise name whatever Host a request claims (docs/security.md).
+    .refine((env) => env.NODE_ENV !== 'production' || env.PUBLIC_URL !== undefined, {
+      path: ['PUBLIC_URL'],
+      message: 'is required when NODE_ENV=production',
+    })
+    .safeParse(present);
   if (!result.success) {
     const problems = result.error.issues.map(
       (issue) => `  ${issue.path.join('.')}: ${issue.message}`,
@@ -162,5 +182,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     publicUrl: parsed.PUBLIC_URL,
     loadShedDelayMs: parsed.LOAD_SHED_DELAY_MS,
     distDir: parsed.DIST_DIR,
+    apiOrigin: apiOriginOf(parsed.VITE_API_BASE_URL),
+    hstsIncludeSubDomains: parsed.HSTS_INCLUDE_SUBDOMAINS === 'true',
   };
 }

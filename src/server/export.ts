@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { describeError, openDatabase, registrationColumns, type OpenDatabase } from './db/database';
+import { describeError, openDatabase } from './db/database';
+import { registrationColumns, type Database } from './db/schema';
 import { migrateToLatest } from './db/migrate';
 import { loadConfig } from './env';
 import {
@@ -106,7 +107,7 @@ export async function runExport(
 export async function readDatabase(
   env: Record<string, string | undefined>,
   err: Output['err'],
-  read: (database: OpenDatabase) => Promise<void>,
+  read: (database: Database) => Promise<void>,
 ): Promise<number> {
   let config;
   try {

@@ -2,7 +2,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { ar } from '../domain/catalogue';
 import { buildPayload } from '../domain/registration';
-import { underPressureRetryAfterSeconds } from './app';
+import { retryAfterSeconds } from './server-limits';
 import {
   buildTestApp,
   fixtureInlineScriptHash,
@@ -271,7 +271,8 @@ describe.each(testBackends)('the HTTP matrix on $name', (backend: TestBackend) =
   describe('security headers on pages and API answers', () => {
     const csp =
       `default-src 'self';script-src 'self' ${fixtureInlineScriptHash};style-src 'self';` +
-      "img-src 'self' data:;object-src 'none';base-uri 'none';frame-ancestors 'none';" +
+      "img-src 'self' data:;connect-src 'self';object-src 'none';base-uri 'none';" +
+      "frame-ancestors 'none';" +
       "form-action 'self'";
     const limited = { RATE_LIMIT_PER_MINUTE: '1' };
     it.each<
@@ -375,7 +376,7 @@ describe.each(testBackends)('the HTTP matrix on $name', (backend: TestBackend) =
       expect(app.isUnderPressure()).toBe(true);
       const shed = await app.inject({ method: 'POST', url, payload: signUp() });
       expect(shed.statusCode).toBe(503);
-      expect(shed.headers['retry-after']).toBe(String(underPressureRetryAfterSeconds));
+      expect(shed.headers['retry-after']).toBe(String(retryAfterSeconds));
       expect(shed.json()).toEqual({ error: ar.errorTooManyRequests });
       expect(shed.headers['x-content-type-options']).toBe('nosniff');
       expect(await rows()).toHaveLength(0);

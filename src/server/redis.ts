@@ -1,8 +1,9 @@
 import { Redis } from 'ioredis';
 
 /**
- * The client of the shared rate-limit store. Its waits are bounded: a Redis that is down or
- * unreachable costs a request at most about a second, then the limit is skipped (see app.ts).
+ * The client of the store the instances share. Its waits are bounded: a Redis that is down or
+ * unreachable costs a request at most about a second, then the limit is skipped and the visitor
+ * salt kept in memory.
  * Options may also come in the URL's query string, e.g. `?keyPrefix=tasjeel:` to share one
  * Redis between deployments.
  */

@@ -22,6 +22,7 @@ export interface ReportRow {
 const usage = 'usage: npm run report -- [--since YYYY-MM-DD[THH:MM:SSZ]] [--format table|csv]';
 
 export const reportNotes = [
+  'Visits are unauthenticated counts: anyone can add to them. A visitor (address and browser) counts once per link and UTC day.',
   'Unique visitors are counted per UTC day (the visitor hash rotates daily): one person on two days counts twice.',
   'Conversion is sign-ups / unique visitors. "(general)" is a link without a marketer; link-preview fetchers are not visits.',
 ];

@@ -10,7 +10,7 @@ import { compressDirectory } from '../../scripts/compress';
 import { ar } from '../domain/catalogue';
 import { buildApp, type BuildOptions } from './app';
 import { loadConfig, type Config } from './env';
-import type { RegistrationsTable } from './db/database';
+import type { RegistrationsTable } from './db/schema';
 
 export const fixtureScript = `console.log(${JSON.stringify('x'.repeat(2000))});\n`;
 export const fixtureHead = `<title>${ar.titleGeneric(ar.brandDefault)}</title>`;

@@ -1,25 +1,12 @@
 import { StrictMode } from 'react';
 import { renderToString } from 'react-dom/server';
-import type { RouteAttribution } from '../domain/notes';
+import type { RenderedPage, RenderOptions } from '../domain/render-contract';
 import { App } from './app';
 import { pageHead } from './head';
 import { basename, matchScreen } from './routes';
 
-export interface Rendered {
-  html: string;
-  head: string;
-  status: 200 | 404;
-  /** On a form route, its package and marketer (what the server counts a visit for). */
-  form?: RouteAttribution;
-}
-
-export interface RenderOptions {
-  /** The site's public origin (https://host[:port]): link previews need absolute URLs. */
-  origin?: string;
-}
-
-/** The server's contract: url is the request's path and query, /register prefix included. */
-export function render(url: string, { origin = '' }: RenderOptions = {}): Rendered {
+/** The server's renderer: url is the request's path and query, /register prefix included. */
+export function render(url: string, { origin }: RenderOptions = { origin: '' }): RenderedPage {
   const screen = matchScreen(url, basename);
   const html = renderToString(
     <StrictMode>

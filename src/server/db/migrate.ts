@@ -1,25 +1,29 @@
 import { Migrator, sql, type Migration } from 'kysely';
-import type { OpenDatabase } from './database';
+import type { Database } from './schema';
 import * as createRegistrations from './migrations/2025-11-21T2130-create-registrations';
 import * as createVisits from './migrations/2026-11-21T2220-create-visits';
 import * as postgresRegisterFunction from './migrations/2026-11-22T0100-postgres-register-function';
+import * as visitTotals from './migrations/2026-11-23T0930-visit-totals';
 
-// Listed by hand rather than read from the folder, so the list works the same under tsx,
-// vitest and any bundler. Names sort by their timestamp; append new ones at the end.
-const migrations: Record<string, Migration> = {
+// Listed by hand rather than read from the folder, so the lists work the same under tsx,
+// vitest and any bundler. Names sort by their timestamp; append new ones at the end of each.
+// SQLite has no stored functions, and needs none: its one writer cannot race itself.
+const sqliteMigrations: Record<string, Migration> = {
   '2025-11-21T2130-create-registrations': createRegistrations,
   '2026-11-21T2220-create-visits': createVisits,
+  '2026-11-23T0930-visit-totals': visitTotals,
 };
-// SQLite has no stored functions, and needs none: its one writer cannot race itself.
 const postgresMigrations: Record<string, Migration> = {
-  ...migrations,
+  '2025-11-21T2130-create-registrations': createRegistrations,
+  '2026-11-21T2220-create-visits': createVisits,
   '2026-11-22T0100-postgres-register-function': postgresRegisterFunction,
+  '2026-11-23T0930-visit-totals': visitTotals,
 };
 
 // Kysely looks for its own tables in every schema unless told which one; naming the current
 // schema (the first of search_path) lets deployments that share a database by schema, as the
 // tests do, each keep their own migration history.
-async function currentSchema(database: OpenDatabase): Promise<string | undefined> {
+async function currentSchema(database: Database): Promise<string | undefined> {
   if (database.kind !== 'postgres') return undefined;
   const { rows } = await sql<{
     schema: string | null;
@@ -34,12 +38,13 @@ async function currentSchema(database: OpenDatabase): Promise<string | undefined
  * Migrator holds an advisory lock and migrates in one transaction, so the later ones find
  * nothing left to do. SQLite serves a single instance, so it needs no such lock.
  */
-export async function migrateToLatest(database: OpenDatabase): Promise<void> {
+export async function migrateToLatest(database: Database): Promise<void> {
   const migrator = new Migrator({
     db: database.db,
     migrationTableSchema: await currentSchema(database),
     provider: {
-      getMigrations: async () => (database.kind === 'postgres' ? postgresMigrations : migrations),
+      getMigrations: async () =>
+        database.kind === 'postgres' ? postgresMigrations : sqliteMigrations,
     },
   });
   const { error } = await migrator.migrateToLatest();

@@ -1,8 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import { DatabaseError, Pool } from 'pg';
-import type { Database, DatabaseHandle } from './database';
-
-export type PostgresDatabase = DatabaseHandle<'postgres', Pool>;
+import type { PostgresDatabase, Tables } from './schema';
 
 // SQLSTATEs that mean "try again later", not "this request is wrong": connection exceptions
 // (08), insufficient resources such as too many connections (53), the server shutting down
@@ -60,7 +58,7 @@ export function openPostgres(
     keepAlive: true,
   });
   migrations.on('error', onIdleError);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: migrations }) });
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: migrations }) });
 
   let closed: Promise<void> | undefined;
   return {

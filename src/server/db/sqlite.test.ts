@@ -1,24 +1,41 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
+import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { migrateToLatest } from './migrate';
 import { openSqlite } from './sqlite';
 
 describe('openSqlite', () => {
-  it('creates the folder and opens the file for durable, patient writes', async () => {
+  it('creates the folder, and a long read (the export) never holds up a sign-up', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tasjeel-sqlite-'));
-    const { db } = openSqlite(join(dir, 'nested', 'registrations.db'));
+    const file = join(dir, 'nested', 'registrations.db');
+    const database = openSqlite(file);
     onTestFinished(async () => {
-      await db.destroy();
+      await database.close();
       await rm(dir, { recursive: true, force: true });
     });
-    const pragma = async (name: string) =>
-      Object.values((await sql.raw(`pragma ${name}`).execute(db)).rows[0] as object)[0];
+    await migrateToLatest(database);
+    expect(existsSync(file)).toBe(true);
 
-    expect(await pragma('journal_mode')).toBe('wal');
-    expect(await pragma('synchronous')).toBe(2); // FULL
-    expect(await pragma('busy_timeout')).toBe(5000);
-    expect(await pragma('foreign_keys')).toBe(1);
+    const insert = database.driver.prepare(
+      `insert into registrations (id, created_at, name, phone, notes)
+       values (?, '2026-11-23T00:00:00.000Z', 'سارة', '966512345678', 'تجربة مجانية')`,
+    );
+    insert.run('first');
+    const reader = new BetterSqlite3(file, { readonly: true });
+    onTestFinished(() => {
+      reader.close();
+    });
+    const count = reader.prepare('select count(*) as n from registrations').pluck();
+    reader.exec('begin');
+    expect(count.get()).toBe(1);
+
+    // Without WAL the commit would wait for the reader's lock, then fail after busy_timeout.
+    insert.run('second');
+    expect(count.get()).toBe(1);
+    reader.exec('commit');
+    expect(count.get()).toBe(2);
   });
 });

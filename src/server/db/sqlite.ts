@@ -1,10 +1,8 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import type { Database, DatabaseHandle } from './database';
-
-export type SqliteDatabase = DatabaseHandle<'sqlite', BetterSqlite3.Database>;
+import type { SqliteDatabase, Tables } from './schema';
 
 // Another process held the write lock past busy_timeout, or the disk failed or filled up: the
 // request may succeed later. Anything else (a closed handle, bad SQL) is a bug, answered 500.
@@ -12,7 +10,12 @@ const unavailableCodes = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|PROT
 
 /** Everything specific to SQLite lives here: the driver and the durability settings. */
 export function openSqlite(file: string): SqliteDatabase {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    // Personal data: only the server's own user may read it. SQLite gives the -wal and -shm
+    // files the database file's mode.
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    closeSync(openSync(file, 'a', 0o600));
+  }
   const driver = new BetterSqlite3(file);
   // WAL lets the export read while the server writes; synchronous=FULL syncs the WAL on every
   // commit so an answered sign-up survives a power loss (NORMAL could lose the last ones).
@@ -21,7 +24,10 @@ export function openSqlite(file: string): SqliteDatabase {
   // A second process (the export) holding a lock makes writers wait instead of failing.
   driver.pragma('busy_timeout = 5000');
   driver.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: driver }) });
+  // Deleted rows (a day's visitor hashes, an erased person) are overwritten, not left in free
+  // pages of the file for anyone who reads it raw.
+  driver.pragma('secure_delete = ON');
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: driver }) });
   return {
     kind: 'sqlite',
     where: `SQLite at ${file}`,

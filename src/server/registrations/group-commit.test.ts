@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { groupCommit, type Outcome } from './group-commit';
+import { groupCommit, type ItemResult } from './group-commit';
 
-const ok = <T>(value: T): Outcome<T> => ({ ok: true, value });
+const ok = <T>(value: T): ItemResult<T> => ({ ok: true, value });
 
 /** A write whose batches are kept, and which ends each batch only when told to. */
 function controlledWrite() {
@@ -9,7 +9,7 @@ function controlledWrite() {
   const ends: (() => void)[] = [];
   const write = (batch: number[]) => {
     batches.push(batch);
-    return new Promise<Outcome<number>[]>((resolve) =>
+    return new Promise<ItemResult<number>[]>((resolve) =>
       ends.push(() => resolve(batch.map((n) => ok(n * 10)))),
     );
   };
@@ -69,7 +69,9 @@ describe('groupCommit', () => {
     let failWhole = false;
     const register = groupCommit((batch: number[]) => {
       if (failWhole) throw new Error('out of reach');
-      return batch.map((n): Outcome<number> => (n === 2 ? { ok: false, error: 'bad row' } : ok(n)));
+      return batch.map((n): ItemResult<number> =>
+        n === 2 ? { ok: false, error: 'bad row' } : ok(n),
+      );
     }, 1);
 
     expect(await Promise.allSettled([1, 2, 3].map(register))).toEqual([

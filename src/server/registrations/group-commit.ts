@@ -1,5 +1,5 @@
 /** One item's outcome within a batch: a batch may store some sign-ups and fail others. */
-export type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
+export type ItemResult<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 /**
  * Group commit: every sign-up waits for its commit, and a commit costs a wait for the disk,
@@ -9,7 +9,7 @@ export type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
  * item of a batch in order; if it throws, the whole batch fails with its error.
  */
 export function groupCommit<Item, Result>(
-  write: (batch: Item[]) => Outcome<Result>[] | Promise<Outcome<Result>[]>,
+  write: (batch: Item[]) => ItemResult<Result>[] | Promise<ItemResult<Result>[]>,
   maxInFlight: number,
 ): (item: Item) => Promise<Result> {
   type Waiting = {

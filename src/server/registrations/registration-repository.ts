@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { parseNotes, type Source } from '../../domain/notes';
 import type { Registration } from '../../domain/registration';
+import { DatabaseUnavailableError } from '../db/database';
 import {
-  DatabaseUnavailableError,
   registrationColumns,
-  type OpenDatabase,
+  type Database,
+  type PostgresDatabase,
   type RegistrationsTable,
-} from '../db/database';
-import type { PostgresDatabase } from '../db/postgres';
-import type { SqliteDatabase } from '../db/sqlite';
-import { groupCommit, type Outcome } from './group-commit';
+  type SqliteDatabase,
+} from '../db/schema';
+import { groupCommit, type ItemResult } from './group-commit';
 
 const duplicateWindowMs = 24 * 60 * 60 * 1000;
 
@@ -32,7 +32,7 @@ export interface LinkSignUps {
   signUps: number;
 }
 
-export interface RegisterResult {
+export interface Registered {
   id: string;
   created: boolean;
 }
@@ -43,7 +43,7 @@ export interface RegistrationRepository {
    * Stores a sign-up unless the same phone sent the same notes in the last 24 hours; then
    * the earlier row stands (its marketer keeps the credit) and its id is returned.
    */
-  register(input: Registration, now: Date): Promise<RegisterResult>;
+  register(input: Registration, now: Date): Promise<Registered>;
   /** Every stored registration, oldest first, optionally only those from `since` on. */
   list(options?: { since?: Date }): Promise<StoredRegistration[]>;
   /** Sign-ups per marketer and package, optionally only those from `since` on (the report). */
@@ -56,7 +56,7 @@ export interface RegistrationRepository {
 /** What each database kind implements: the same three statements, in its own driver. */
 interface Statements {
   /** Inserts `row` unless a row of the same phone and notes is newer than `windowStart`. */
-  insertUnlessDuplicate(row: RegistrationsTable, windowStart: string): Promise<RegisterResult>;
+  insertUnlessDuplicate(row: RegistrationsTable, windowStart: string): Promise<Registered>;
   /** Rows from `since` on ('' for all), oldest first. */
   selectSince(since: string): Promise<RegistrationsTable[]>;
   countByLinkSince(since: string): Promise<LinkCountRow[]>;
@@ -78,9 +78,8 @@ interface LinkCountRow {
 const countByLink = `select marketing_id, package_key, count(*) as sign_ups from registrations
   where created_at >= $since group by marketing_id, package_key`;
 
-// The hot path runs statements prepared once on the raw driver, not a query built per call:
-// the benchmark (issue 6) holds the API to 0.9x a bare node:http server that inserts with one
-// prepared statement, and building a Kysely query per request halved throughput in a trial.
+// Statements prepared once on the raw driver: a query built per call halved the API's
+// throughput (docs/performance.md).
 function sqliteStatements({ driver, isUnavailable }: SqliteDatabase): Statements {
   // One INSERT ... SELECT ... WHERE NOT EXISTS: SQLite runs it under its single write lock,
   // so concurrent identical requests cannot both insert.
@@ -100,7 +99,7 @@ function sqliteStatements({ driver, isUnavailable }: SqliteDatabase): Statements
   const countSince = driver.prepare<[string], LinkCountRow>(countByLink.replace('$since', '?'));
   const ping = driver.prepare('select 1');
 
-  function insertOne({ row, windowStart }: PendingInsert): RegisterResult {
+  function insertOne({ row, windowStart }: PendingInsert): Registered {
     if (insert.run({ ...row, window_start: windowStart }).changes === 1) {
       return { id: row.id, created: true };
     }
@@ -109,14 +108,10 @@ function sqliteStatements({ driver, isUnavailable }: SqliteDatabase): Statements
     return { id: earlier.id, created: false };
   }
 
-  // With synchronous=FULL every commit waits for the disk (about 0.3 ms here), which alone
-  // capped one commit per sign-up near 3,000 a second: a batch is one transaction. Statements
-  // run in arrival order, so a repeat in the same batch finds the first one. A statement that
-  // fails fails its own sign-up only, but a database out of reach (locked, full, failing disk)
-  // fails the whole batch, rolled back. IMMEDIATE takes the write lock first: another process
-  // holding it costs one busy_timeout for the batch, not one per sign-up.
+  // A batch is one IMMEDIATE transaction (docs/performance.md, group commit); a statement that
+  // fails fails its own sign-up, a database out of reach the whole batch.
   const writeBatch = driver.transaction((batch: PendingInsert[]) =>
-    batch.map((item): Outcome<RegisterResult> => {
+    batch.map((item): ItemResult<Registered> => {
       try {
         return { ok: true, value: insertOne(item) };
       } catch (error) {
@@ -149,8 +144,8 @@ function postgresStatements({ driver: pool, isUnavailable }: PostgresDatabase): 
     name: 'tasjeel-register',
     text: 'select id, created from register_unless_duplicate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
   };
-  async function writeBatch(batch: PendingInsert[]): Promise<RegisterResult[]> {
-    const { rows } = await pool.query<RegisterResult>({
+  async function writeBatch(batch: PendingInsert[]): Promise<Registered[]> {
+    const { rows } = await pool.query<Registered>({
       ...statement,
       values: [
         ...registrationColumns.map((column) => batch.map(({ row }) => row[column])),
@@ -162,7 +157,7 @@ function postgresStatements({ driver: pool, isUnavailable }: PostgresDatabase): 
   }
   // A batch fails as a whole. When the database is not out of reach, the fault may be one
   // sign-up's (a value PostgreSQL refuses): each is then tried alone, to fail only itself.
-  async function writeEachAlone(batch: PendingInsert[]): Promise<Outcome<RegisterResult>[]> {
+  async function writeEachAlone(batch: PendingInsert[]): Promise<ItemResult<Registered>[]> {
     try {
       return (await writeBatch(batch)).map((value) => ({ ok: true, value }));
     } catch (error) {
@@ -170,7 +165,7 @@ function postgresStatements({ driver: pool, isUnavailable }: PostgresDatabase): 
       return Promise.all(
         batch.map((item) =>
           writeBatch([item]).then(
-            ([value]) => ({ ok: true as const, value: value as RegisterResult }),
+            ([value]) => ({ ok: true as const, value: value as Registered }),
             (itemError: unknown) => ({ ok: false as const, error: itemError }),
           ),
         ),
@@ -213,7 +208,7 @@ function toStored(row: RegistrationsTable): StoredRegistration {
   };
 }
 
-export function createRegistrationRepository(database: OpenDatabase): RegistrationRepository {
+export function createRegistrationRepository(database: Database): RegistrationRepository {
   const statements =
     database.kind === 'sqlite' ? sqliteStatements(database) : postgresStatements(database);
   // A database out of reach is told apart from a bug: the route answers 503, not 500.

@@ -3,6 +3,7 @@ import { ar } from '../../domain/catalogue';
 import { buildNotes, type RouteAttribution } from '../../domain/notes';
 import { buildPayload } from '../../domain/registration';
 import { buildTestApp, testBackends } from '../test-helpers';
+import { ipv6SitesShare } from './registration-routes';
 
 const url = '/api/external-register';
 const values = { name: 'سارة', email: '', phone: '966512345678' };
@@ -220,6 +221,28 @@ describe.each(testBackends)('on $name', (backend) => {
       expect((await post('198.51.100.1', '966500000001')).statusCode).toBe(201);
       expect((await post('198.51.100.2', '966500000002')).statusCode).toBe(201);
       expect((await post('198.51.100.1', '966500000003')).statusCode).toBe(429);
+    });
+
+    it('counts an IPv6 /48 as one client with a larger share, however many /64s it uses', async () => {
+      const { app } = await buildTestApp(backend, { RATE_LIMIT_PER_MINUTE: '1' });
+      let phones = 0;
+      const post = (remoteAddress: string) =>
+        app.inject({
+          method: 'POST',
+          url,
+          remoteAddress,
+          payload: buildPayload(
+            { ...values, phone: `9665000000${String((phones += 1)).padStart(2, '0')}` },
+            {},
+          ),
+        });
+
+      const statuses = [];
+      for (let subnet = 1; subnet <= ipv6SitesShare + 1; subnet += 1) {
+        statuses.push((await post(`2001:db8:1:${subnet}::1`)).statusCode);
+      }
+      expect(statuses).toEqual([...Array(ipv6SitesShare).fill(201), 429]);
+      expect((await post('2001:db8:2:1::1')).statusCode).toBe(201);
     });
 
     it('ignores X-Forwarded-For unless TRUST_PROXY says a proxy sets it', async () => {

@@ -1,7 +1,9 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { packageKeyOf, packageLabel } from '../../domain/packages';
-import type { VisitCount, VisitRepository } from './visit-repository';
+import { packageKeyOf, packageKeyPattern, packageLabel } from '../../domain/packages';
+import { marketingIdPattern } from '../../domain/registration';
+import type { Visit, VisitRepository } from './visit-repository';
+import type { VisitSalts } from './visit-salts';
 
 /**
  * The fetchers that read a shared link to draw its preview (and the big search crawlers): what
@@ -27,6 +29,7 @@ export interface VisitCounter {
 }
 
 export interface VisitCounterOptions {
+  salts: VisitSalts;
   now: () => Date;
   log: FastifyBaseLogger;
   flushIntervalMs?: number;
@@ -35,8 +38,7 @@ export interface VisitCounterOptions {
 // Past this many distinct keys a flush starts at once, so memory stays bounded under a flood.
 const maxPending = 10_000;
 const chunkSize = 250;
-// Longer values are no visitor's: they are not counted (a route parameter) or cut (a user agent).
-const maxIdLength = 200;
+// A longer user agent is no browser's: it is cut.
 const maxUserAgentLength = 512;
 
 interface Pending {
@@ -45,67 +47,71 @@ interface Pending {
   packageKey: string | null;
   ip: string;
   userAgent: string;
-  count: number;
 }
 
 /**
- * Counts page views per day, link and visitor, in batches. A visitor is an HMAC-SHA256 of IP
- * and user agent under the day's random salt (kept in the database, so every instance hashes
- * alike, and deleted the day after): the raw values are held in memory until the next flush,
- * at most a second, and never written anywhere.
+ * Counts visits per day, link and visitor, in batches: at most one a visitor, link and day. A
+ * visitor is an HMAC-SHA256 of IP and user agent under the day's random salt (`salts`): the
+ * raw values are held in memory until the next flush, at most a second, and never written
+ * anywhere. A finished day is rolled up into counts per link, its visitor rows deleted.
  */
 export function createVisitCounter(
   repository: VisitRepository,
-  { now, log, flushIntervalMs = 1000 }: VisitCounterOptions,
+  { salts, now, log, flushIntervalMs = 1000 }: VisitCounterOptions,
 ): VisitCounter {
   let pending = new Map<string, Pending>();
-  const salts = new Map<string, string>();
   let flushing: Promise<void> = Promise.resolve();
+  let rolledUpBefore = '';
 
-  async function salt(day: string): Promise<string> {
-    let value = salts.get(day);
-    if (value === undefined) {
-      value = await repository.salt(day);
-      // Today's and yesterday's are enough: a batch straddles midnight at most.
-      if (salts.size >= 2) salts.clear();
-      salts.set(day, value);
+  async function hash(visit: Pending): Promise<Visit> {
+    const visitorHash = createHmac('sha256', await salts.salt(visit.day))
+      .update(`${visit.ip}\n${visit.userAgent}`)
+      .digest('base64url');
+    const { day, marketingId, packageKey } = visit;
+    return { day, marketingId, packageKey, visitorHash };
+  }
+
+  // A chunk the database refuses is written a visit at a time, so that one bad row never
+  // costs the good ones beside it; a database out of reach loses the chunk, and says so.
+  async function writeChunk(visits: Visit[]): Promise<void> {
+    try {
+      await repository.add(visits);
+    } catch (error) {
+      let lost = 0;
+      for (const visit of visits) await repository.add([visit]).catch(() => (lost += 1));
+      if (lost > 0) log.warn({ err: error, visits: lost }, 'page visits could not be counted');
     }
-    return value;
   }
 
   async function write(batch: Pending[]): Promise<void> {
     // In chunks, yielding between them: SQLite writes synchronously, and a second's visits
     // under load must not hold the pages waiting behind one long transaction.
     for (let start = 0; start < batch.length; start += chunkSize) {
-      const counts: VisitCount[] = [];
-      for (const visit of batch.slice(start, start + chunkSize)) {
-        const visitorHash = createHmac('sha256', await salt(visit.day))
-          .update(`${visit.ip}\n${visit.userAgent}`)
-          .digest('base64url');
-        counts.push({
-          day: visit.day,
-          marketingId: visit.marketingId,
-          packageKey: visit.packageKey,
-          visitorHash,
-          count: visit.count,
-        });
-      }
-      await repository.add(counts);
+      const visits: Visit[] = [];
+      for (const visit of batch.slice(start, start + chunkSize)) visits.push(await hash(visit));
+      await writeChunk(visits);
       await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  async function rollUp(): Promise<void> {
+    const today = now().toISOString().slice(0, 10);
+    if (today === rolledUpBefore) return;
+    try {
+      await repository.rollUp(today);
+      rolledUpBefore = today;
+    } catch (error) {
+      log.warn({ err: error }, 'the visits of days gone could not be rolled up; trying again');
     }
   }
 
   function flush(): Promise<void> {
     flushing = flushing.then(async () => {
+      await rollUp();
       if (pending.size === 0) return;
       const batch = [...pending.values()];
       pending = new Map();
-      try {
-        await write(batch);
-      } catch (error) {
-        // Counting is best effort: a database that does not answer loses this second's visits.
-        log.warn({ err: error, visits: batch.length }, 'page visits could not be counted');
-      }
+      await write(batch);
     });
     return flushing;
   }
@@ -116,17 +122,14 @@ export function createVisitCounter(
   return {
     record({ marketerId, packageName, ip, userAgent = '' }) {
       if (linkPreviewAgents.test(userAgent)) return;
-      if ((marketerId?.length ?? 0) > maxIdLength || (packageName?.length ?? 0) > maxIdLength) {
-        return;
-      }
+      // Only a link that could have brought a sign-up: ids of any other shape fill the table
+      // (and once stopped PostgreSQL's whole batch), and no marketer could own them.
+      if (marketerId !== undefined && !marketingIdPattern.test(marketerId)) return;
+      if (packageName !== undefined && !packageKeyPattern.test(packageName)) return;
       const day = now().toISOString().slice(0, 10);
       const agent = userAgent.slice(0, maxUserAgentLength);
       const key = JSON.stringify([day, marketerId, packageName, ip, agent]);
-      const visit = pending.get(key);
-      if (visit !== undefined) {
-        visit.count += 1;
-        return;
-      }
+      if (pending.has(key)) return;
       pending.set(key, {
         day,
         marketingId: marketerId ?? null,
@@ -134,7 +137,6 @@ export function createVisitCounter(
         packageKey: packageName === undefined ? null : packageKeyOf(packageLabel(packageName)),
         ip,
         userAgent: agent,
-        count: 1,
       });
       if (pending.size >= maxPending) void flush();
     },

@@ -1,24 +1,20 @@
-import { randomBytes } from 'node:crypto';
-import type { OpenDatabase, VisitsTable } from '../db/database';
-import type { PostgresDatabase } from '../db/postgres';
-import type { SqliteDatabase } from '../db/sqlite';
+import type { Database, PostgresDatabase, SqliteDatabase, VisitsTable } from '../db/schema';
 
-/** One visitor's page views of one link on one UTC day. */
-export interface VisitCount {
+/** One visitor of one link on one UTC day. */
+export interface Visit {
   /** YYYY-MM-DD, UTC. */
   day: string;
   marketingId: string | null;
   /** null for the free trial. */
   packageKey: string | null;
   visitorHash: string;
-  count: number;
 }
 
 /** A link's numbers over a period. */
 export interface LinkVisits {
   marketingId: string | null;
   packageKey: string | null;
-  /** Page views. */
+  /** Visits: at most one a visitor, link and day. */
   visits: number;
   /** Unique visitors of each day, added up: the hash rotates daily, so days cannot be joined. */
   visitors: number;
@@ -26,13 +22,13 @@ export interface LinkVisits {
 
 /** The one way to the visits tables, whichever database DATABASE_URL names. */
 export interface VisitRepository {
-  /** Adds each count to the stored one (one statement or transaction, so instances may race). */
-  add(counts: VisitCount[]): Promise<void>;
+  /** Stores the visits not stored yet (one statement or transaction, so instances may race). */
+  add(visits: Visit[]): Promise<void>;
   /**
-   * The salt of the visitor hashes of `day`, made by whichever instance asks first; salts of
-   * days before `day`'s previous day are deleted, so older hashes can no longer be recomputed.
+   * Rolls the days before `day` up into counts per link and deletes their visitor rows, so a
+   * visitor hash lives two days at most. Each row moves once, however many instances ask.
    */
-  salt(day: string): Promise<string>;
+  rollUp(day: string): Promise<void>;
   /** Per marketer and package, from the day `since` (YYYY-MM-DD) on; everything without it. */
   totals(options?: { since?: string }): Promise<LinkVisits[]>;
 }
@@ -47,16 +43,22 @@ interface TotalsRow {
 /** What each database kind implements, in its own driver. */
 interface Statements {
   add(rows: VisitsTable[]): Promise<void>;
-  /** Inserts `salt` for `day` unless one is there, deletes those before `oldest`; returns the day's. */
-  salt(day: string, salt: string, oldest: string): Promise<string>;
+  rollUp(day: string): Promise<void>;
   totals(since: string): Promise<TotalsRow[]>;
 }
 
 const upsert = `insert into visits (day, marketing_id, package_key, visitor_hash, count)`;
-const onConflict = `on conflict (day, marketing_id, package_key, visitor_hash)
-  do update set count = visits.count + excluded.count`;
-const totals = `select marketing_id, package_key, sum(count) as visits, count(*) as visitors
-  from visits where day >= $since group by marketing_id, package_key`;
+const onConflict = 'on conflict (day, marketing_id, package_key, visitor_hash) do nothing';
+// Rows from before this rule counted a visitor's page views: those roll up as they are.
+const rolledUp = `select day, marketing_id, package_key, sum(count) as visits, count(*) as visitors
+  from $rows group by day, marketing_id, package_key`;
+const addTotals = `insert into visit_totals (day, marketing_id, package_key, visits, visitors)
+  ${rolledUp} on conflict (day, marketing_id, package_key) do update set
+  visits = visit_totals.visits + excluded.visits, visitors = visit_totals.visitors + excluded.visitors`;
+const totals = `select marketing_id, package_key, sum(visits) as visits, sum(visitors) as visitors
+  from (select day, marketing_id, package_key, visits, visitors from visit_totals
+    union all select day, marketing_id, package_key, count, 1 from visits) as days
+  where day >= $since group by marketing_id, package_key`;
 
 // Prepared once, like the registrations' statements: a flush runs every second under load.
 function sqliteStatements({ driver }: SqliteDatabase): Statements {
@@ -66,13 +68,12 @@ function sqliteStatements({ driver }: SqliteDatabase): Statements {
   const addAll = driver.transaction((rows: VisitsTable[]) => {
     for (const row of rows) insert.run(row);
   });
-  const insertSalt = driver.prepare<[string, string]>(
-    'insert into visit_salts (day, salt) values (?, ?) on conflict (day) do nothing',
-  );
-  const selectSalt = driver.prepare<[string], { salt: string }>(
-    'select salt from visit_salts where day = ?',
-  );
-  const deleteSalts = driver.prepare<[string]>('delete from visit_salts where day < ?');
+  const rollUp = driver.transaction((day: string) => {
+    driver
+      .prepare(addTotals.replace('$rows', '(select * from visits where day < ?) as days'))
+      .run(day);
+    driver.prepare('delete from visits where day < ?').run(day);
+  });
   const selectTotals = driver.prepare<{ since: string }, TotalsRow>(
     totals.replace('$since', '@since'),
   );
@@ -80,12 +81,8 @@ function sqliteStatements({ driver }: SqliteDatabase): Statements {
     async add(rows) {
       addAll(rows);
     },
-    async salt(day, salt, oldest) {
-      insertSalt.run(day, salt);
-      deleteSalts.run(oldest);
-      const row = selectSalt.get(day);
-      if (row === undefined) throw new Error(`the visit salt of ${day} vanished`);
-      return row.salt;
+    async rollUp(day) {
+      rollUp.immediate(day);
     },
     async totals(since) {
       return selectTotals.all({ since });
@@ -107,25 +104,14 @@ function postgresStatements({ driver: pool }: PostgresDatabase): Statements {
       const columns = ['day', 'marketing_id', 'package_key', 'visitor_hash', 'count'] as const;
       await pool.query({ ...insert, values: columns.map((column) => rows.map((r) => r[column])) });
     },
-    async salt(day, salt, oldest) {
+    async rollUp(day) {
+      // One statement: the rows one instance deletes, no other can roll up again.
       await pool.query({
-        name: 'tasjeel-visits-salt-insert',
-        text: 'insert into visit_salts (day, salt) values ($1, $2) on conflict (day) do nothing',
-        values: [day, salt],
-      });
-      await pool.query({
-        name: 'tasjeel-visits-salt-delete',
-        text: 'delete from visit_salts where day < $1',
-        values: [oldest],
-      });
-      const { rows } = await pool.query<{ salt: string }>({
-        name: 'tasjeel-visits-salt-select',
-        text: 'select salt from visit_salts where day = $1',
+        name: 'tasjeel-visits-roll-up',
+        text: `with moved as (delete from visits where day < $1 returning *)
+          ${addTotals.replace('$rows', 'moved')}`,
         values: [day],
       });
-      const stored = rows[0]?.salt;
-      if (stored === undefined) throw new Error(`the visit salt of ${day} vanished`);
-      return stored;
     },
     async totals(since) {
       const { rows } = await pool.query<TotalsRow>(totals.replace('$since', '$1'), [since]);
@@ -134,28 +120,24 @@ function postgresStatements({ driver: pool }: PostgresDatabase): Statements {
   };
 }
 
-function previousDay(day: string): string {
-  return new Date(Date.parse(`${day}T00:00:00Z`) - 24 * 60 * 60 * 1000).toISOString().slice(0, 10);
-}
-
-export function createVisitRepository(database: OpenDatabase): VisitRepository {
+export function createVisitRepository(database: Database): VisitRepository {
   const statements =
     database.kind === 'sqlite' ? sqliteStatements(database) : postgresStatements(database);
   return {
-    async add(counts) {
-      if (counts.length === 0) return;
-      const rows = counts
-        .map((count) => ({
-          day: count.day,
-          marketing_id: count.marketingId ?? '',
-          package_key: count.packageKey ?? '',
-          visitor_hash: count.visitorHash,
-          count: count.count,
+    async add(visits) {
+      if (visits.length === 0) return;
+      const rows = visits
+        .map((visit) => ({
+          day: visit.day,
+          marketing_id: visit.marketingId ?? '',
+          package_key: visit.packageKey ?? '',
+          visitor_hash: visit.visitorHash,
+          count: 1,
         }))
         .sort((a, b) => compareKeys(a, b));
       await statements.add(rows);
     },
-    salt: (day) => statements.salt(day, randomBytes(32).toString('base64url'), previousDay(day)),
+    rollUp: (day) => statements.rollUp(day),
     async totals({ since } = {}) {
       const rows = await statements.totals(since ?? '');
       return rows.map((row) => ({

@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/database';
 import { loadConfig } from '../env';
-import { buildTestApp, testBackends } from '../test-helpers';
-import { linkPreviewAgents } from './visit-counter';
-import { createVisitRepository } from './visit-repository';
+import { openRedis } from '../redis';
+import { buildTestApp, testBackends, testRedisUrlWithPrefix } from '../test-helpers';
+import { createVisitCounter, linkPreviewAgents } from './visit-counter';
+import { createVisitRepository, type VisitRepository } from './visit-repository';
+import { createVisitSalts } from './visit-salts';
 
 const phone = 'Mozilla/5.0 (Linux; Android 14; SM-A546E) AppleWebKit/537.36 Chrome/126.0 Mobile';
 const laptop = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 Safari/605.1.15';
@@ -23,7 +26,7 @@ const previewAgents = [
 ];
 
 /** Every row of a table, read through a connection of its own. */
-async function tableRows(databaseUrl: string, table: 'visits' | 'visit_salts') {
+async function tableRows(databaseUrl: string, table: 'visits' | 'visit_totals') {
   const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
   try {
     const query = `select * from ${table} order by 1, 2`;
@@ -74,7 +77,7 @@ describe.each(testBackends)('on $name', (backend) => {
   }
 
   describe('visits', () => {
-    it('counts each form route per marketer and package, page views and visitors', async () => {
+    it('counts each form route per marketer and package, once a visitor and day', async () => {
       const { visit, totals } = await start();
       await visit('/register/register-client/premium_reco/42?utm_source=whatsapp');
       await visit('/register/register-client/premium_reco/42');
@@ -85,7 +88,7 @@ describe.each(testBackends)('on $name', (backend) => {
 
       expect(await totals()).toEqual(
         expect.arrayContaining([
-          { marketingId: '42', packageKey: 'premium_reco', visits: 3, visitors: 2 },
+          { marketingId: '42', packageKey: 'premium_reco', visits: 2, visitors: 2 },
           { marketingId: '42', packageKey: null, visits: 1, visitors: 1 },
           { marketingId: null, packageKey: 'classic_portfolio', visits: 1, visitors: 1 },
           { marketingId: null, packageKey: null, visits: 1, visitors: 1 },
@@ -102,7 +105,28 @@ describe.each(testBackends)('on $name', (backend) => {
       await visit(url, laptop, '198.51.100.1');
       await visit(url, phone, '198.51.100.2');
       expect(await totals()).toEqual([
-        { marketingId: '7', packageKey: null, visits: 4, visitors: 3 },
+        { marketingId: '7', packageKey: null, visits: 3, visitors: 3 },
+      ]);
+    });
+
+    it('counts a reload, or ten, as the one visit it is', async () => {
+      const { visit, totals } = await start();
+      for (let i = 0; i < 10; i += 1) await visit('/register/marketer/7');
+      expect(await totals()).toEqual([
+        { marketingId: '7', packageKey: null, visits: 1, visitors: 1 },
+      ]);
+    });
+
+    it('counts only links that could bring a sign-up, and a bad id never costs the good visits', async () => {
+      const { visit, totals } = await start();
+      // A NUL once made PostgreSQL refuse the whole second's batch (security finding 2).
+      await visit('/register/marketer/%00');
+      await visit(`/register/marketer/${'7'.repeat(65)}`);
+      await visit('/register/marketer/%1b%5b2J%0d%0aTotal%209999');
+      await visit(`/register/register-client/${encodeURIComponent('حوّل 100 ريال')}/7`);
+      for (let i = 0; i < 20; i += 1) await visit('/register/marketer/7', phone, `198.51.100.${i}`);
+      expect(await totals()).toEqual([
+        { marketingId: '7', packageKey: null, visits: 20, visitors: 20 },
       ]);
     });
 
@@ -123,40 +147,46 @@ describe.each(testBackends)('on $name', (backend) => {
       expect(await totals()).toEqual([]);
     });
 
-    it('rotates the hash every UTC day, and forgets the salts of days gone', async () => {
+    it('rotates the hash daily and rolls a finished day up, its visitors deleted', async () => {
       const { clock, visit, totals, databaseUrl } = await start();
       const url = '/register/register-client/economy_reco/42';
       await visit(url);
       clock.now = new Date('2025-03-01T23:59:59Z');
       await visit(url);
+      await totals();
+      const [first] = await tableRows(databaseUrl, 'visits');
       clock.now = new Date('2025-03-02T00:00:00Z');
       await visit(url);
       // Unique per day: one visitor on each of two days counts twice.
       expect(await totals()).toEqual([
-        { marketingId: '42', packageKey: 'economy_reco', visits: 3, visitors: 2 },
+        { marketingId: '42', packageKey: 'economy_reco', visits: 2, visitors: 2 },
       ]);
       const rows = await tableRows(databaseUrl, 'visits');
-      expect(rows.map(({ day, count }) => [day, Number(count)])).toEqual([
-        ['2025-03-01', 2],
-        ['2025-03-02', 1],
-      ]);
-      expect(rows[0]?.visitor_hash).not.toBe(rows[1]?.visitor_hash);
+      expect(rows.map(({ day }) => day)).toEqual(['2025-03-02']);
+      expect(rows[0]?.visitor_hash).not.toBe(first?.visitor_hash);
+      const rolledUp = await tableRows(databaseUrl, 'visit_totals');
+      expect(
+        rolledUp.map(({ day, visits, visitors }) => [day, Number(visits), Number(visitors)]),
+      ).toEqual([['2025-03-01', 1, 1]]);
 
-      clock.now = new Date('2025-03-03T08:00:00Z');
-      await visit(url);
-      await totals();
-      const salts = await tableRows(databaseUrl, 'visit_salts');
-      expect(salts.map(({ day }) => day)).toEqual(['2025-03-02', '2025-03-03']);
+      if (backend.database === 'sqlite') {
+        // secure_delete: the deleted hash is not left behind in the file's free pages.
+        const file = databaseUrl.slice('sqlite:'.length);
+        const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
+        if (database.kind === 'sqlite') database.driver.pragma('wal_checkpoint(TRUNCATE)');
+        await database.close();
+        expect(readFileSync(file).includes(String(first?.visitor_hash))).toBe(false);
+      }
     });
 
-    it('never stores the IP or the user agent', async () => {
+    it('never stores the IP, the user agent or the salt', async () => {
       const { visit, totals, databaseUrl } = await start();
       const agent = `${laptop} tasjeel-marker`;
       await visit('/register/marketer/42', agent, '192.0.2.99');
       await totals();
       const stored = JSON.stringify([
         await tableRows(databaseUrl, 'visits'),
-        await tableRows(databaseUrl, 'visit_salts'),
+        await tableRows(databaseUrl, 'visit_totals'),
       ]);
       expect(stored).toContain('42');
       expect(stored).not.toContain('192.0.2.99');
@@ -164,19 +194,46 @@ describe.each(testBackends)('on $name', (backend) => {
       expect(stored).not.toContain('Macintosh');
     });
 
-    it('hashes alike on every instance of one database', async () => {
-      const { databaseUrl } = await start();
-      const [one, two] = await Promise.all(
-        [0, 1].map(() => openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database)),
-      );
+    it.runIf(backend.redis)('hashes alike on every instance that shares Redis', async () => {
+      const url = testRedisUrlWithPrefix();
+      const clients = [openRedis(url, () => {}), openRedis(url, () => {})];
       try {
         const salts = await Promise.all(
-          [one, two].map((database) => createVisitRepository(database!).salt('2025-03-05')),
+          clients.map((redis) => createVisitSalts(redis, () => {}).salt('2025-03-05')),
         );
         expect(salts[0]).toHaveLength(43);
         expect(salts[1]).toBe(salts[0]);
       } finally {
-        await Promise.all([one?.close(), two?.close()]);
+        for (const redis of clients) redis.disconnect();
+      }
+    });
+
+    it('writes each visit of a batch the database refuses alone, so one bad row costs no other', async () => {
+      const { databaseUrl, app } = await start();
+      const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
+      const stored = createVisitRepository(database);
+      // The database refusing one visit of a batch, as PostgreSQL refused a NUL.
+      const refusing: VisitRepository = {
+        ...stored,
+        add: async (visits) => {
+          if (visits.some((visit) => visit.marketingId === 'refused')) throw new Error('refused');
+          return stored.add(visits);
+        },
+      };
+      const counter = createVisitCounter(refusing, {
+        salts: createVisitSalts(undefined, () => {}),
+        now: () => new Date('2025-03-01T10:00:00Z'),
+        log: app.log,
+      });
+      try {
+        for (const marketerId of ['1', 'refused', '2']) {
+          counter.record({ marketerId, ip, userAgent: phone });
+        }
+        await counter.close();
+        const totalsByMarketer = (await stored.totals()).map((row) => row.marketingId).sort();
+        expect(totalsByMarketer).toEqual(['1', '2']);
+      } finally {
+        await database.close();
       }
     });
 

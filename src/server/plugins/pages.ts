@@ -4,32 +4,36 @@ import { join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { RouteAttribution } from '../domain/notes';
-import type { VisitCounter } from './visits/visit-counter';
+import type { RouteAttribution } from '../../domain/notes';
+import type { RenderedPage, RenderOptions, RenderPage } from '../../domain/render-contract';
 
-/** What the web build's dist/ssr/entry-server.js exports (src/web/entry-server.tsx). */
-interface RenderModule {
-  render(
-    url: string,
-    options: { origin: string },
-  ): { html: string; head: string; status: 200 | 404; form?: RouteAttribution };
+/**
+ * Where the pages come from: the build (`loadBuild`) in production, Vite in development
+ * (src/server/dev.ts). The same routes serve both, so a route answers alike in each.
+ */
+export interface PageSource {
+  /** The CSP sources of the template's inline scripts. */
+  scriptHashes: string[];
+  /** Vite's development client adds <style> elements; a built page never has one. */
+  inlineStyles: boolean;
+  /** Serves the files under /register/ (scripts, styles, images). */
+  registerFiles(app: FastifyInstance): Promise<void>;
+  /** The page template, with its <!--app-head--> and <!--app-html--> slots. */
+  template(url: string): Promise<string>;
+  render(url: string, options: RenderOptions): Promise<RenderedPage>;
 }
 
 export interface PagesOptions {
-  build: Build;
+  pages: PageSource;
   siteUrl: string | undefined;
   /** The origin of link previews' absolute URLs; without it, the request's own. */
   publicUrl: string | undefined;
-  visits: VisitCounter;
 }
 
 const immutable = 'public, max-age=31536000, immutable';
 
-export type Build = Awaited<ReturnType<typeof loadBuild>>;
-
-// The CSP sources of the template's inline scripts: the web build inlines the one that starts
-// the app (vite.config.ts), and a browser runs it only if its hash is in the policy.
-function inlineScriptHashes(template: string): string[] {
+/** The CSP sources of a template's inline scripts: a browser runs one only if it is listed. */
+export function inlineScriptHashes(template: string): string[] {
   const inlineScripts = template.matchAll(/<script\b(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/g);
   return Array.from(
     inlineScripts,
@@ -37,15 +41,23 @@ function inlineScriptHashes(template: string): string[] {
   );
 }
 
-/** The built pages: the template, the server renderer, and the hashes the CSP must allow. */
-export async function loadBuild(distDir: string) {
+/** The template must have both slots, or every page would be served without its content. */
+export function checkTemplate(template: string, where: string): string {
+  if (!template.includes('<!--app-head-->') || !template.includes('<!--app-html-->')) {
+    throw new Error(`${where} lacks the <!--app-head--> or <!--app-html--> slot`);
+  }
+  return template;
+}
+
+/** The built pages in `distDir`: web/ (the template and files) and ssr/ (the renderer). */
+export async function loadBuild(distDir: string): Promise<PageSource> {
   const webDir = join(distDir, 'web');
   const entry = join(distDir, 'ssr', 'entry-server.js');
   let template: string;
-  let module: Partial<RenderModule>;
+  let module: { render?: RenderPage };
   try {
     template = await readFile(join(webDir, 'index.html'), 'utf8');
-    module = (await import(/* @vite-ignore */ pathToFileURL(entry).href)) as Partial<RenderModule>;
+    module = (await import(/* @vite-ignore */ pathToFileURL(entry).href)) as typeof module;
   } catch (error) {
     throw new Error(`The pages are not built in ${distDir}; run \`npm run build\` first.`, {
       cause: error,
@@ -53,26 +65,21 @@ export async function loadBuild(distDir: string) {
   }
   const { render } = module;
   if (typeof render !== 'function') throw new Error(`${entry} does not export render(url)`);
-  if (!template.includes('<!--app-head-->') || !template.includes('<!--app-html-->')) {
-    throw new Error(`${webDir}/index.html lacks the <!--app-head--> or <!--app-html--> slot`);
-  }
-  return { webDir, template, render, scriptHashes: inlineScriptHashes(template) };
+  checkTemplate(template, `${webDir}/index.html`);
+  return {
+    scriptHashes: inlineScriptHashes(template),
+    inlineStyles: false,
+    registerFiles: (app) => serveBuiltFiles(app, webDir),
+    template: async () => template,
+    render: async (url, options) => render(url, options),
+  };
 }
 
-/** The built pages under /register/: static assets, and every other path server-rendered. */
-export async function pages(
-  app: FastifyInstance,
-  { build, siteUrl, publicUrl, visits }: PagesOptions,
-) {
-  const { webDir, template, render } = build;
-  // The form a page showed, until its response is sent and the visit can be counted.
-  const formOf = new WeakMap<FastifyRequest, RouteAttribution>();
-
+async function serveBuiltFiles(app: FastifyInstance, webDir: string) {
   // Static files may be answered brotli or gzip, so caches must key on Accept-Encoding.
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('vary', 'Accept-Encoding');
   });
-
   await app.register(fastifyStatic, {
     root: webDir,
     prefix: '/register/',
@@ -93,12 +100,31 @@ export async function pages(
       }
     },
   });
+}
+
+/**
+ * GET /register/* (the files, and every other path server-rendered) and GET / (the provider's
+ * site). A form page sent whole counts as a visit.
+ */
+export async function pagesPlugin(
+  app: FastifyInstance,
+  { pages, siteUrl, publicUrl }: PagesOptions,
+) {
+  // The form a page showed, until its response is sent and the visit can be counted.
+  const formOf = new WeakMap<FastifyRequest, RouteAttribution>();
+
+  await pages.registerFiles(app);
 
   async function renderPage(request: FastifyRequest, reply: FastifyReply) {
     // A missing script or stylesheet is a plain 404, not an HTML page.
     if (request.url.startsWith('/register/assets/')) return reply.callNotFound();
-    const origin = publicUrl ?? `${request.protocol}://${request.host}`;
-    const { html, head, status, form } = render(request.url, { origin });
+    // Only http or https: a forwarded protocol is whatever the proxy was sent.
+    const origin =
+      publicUrl ?? `${request.protocol === 'https' ? 'https' : 'http'}://${request.host}`;
+    const [template, { html, head, status, form }] = await Promise.all([
+      pages.template(request.url),
+      pages.render(request.url, { origin }),
+    ]);
     if (form !== undefined) formOf.set(request, form);
     // Functions as replacements, so a '$&' in the page is not read as a pattern.
     const page = template
@@ -117,7 +143,7 @@ export async function pages(
     const form = formOf.get(request);
     if (form === undefined || request.method !== 'GET' || reply.statusCode !== 200) return;
     try {
-      visits.record({ ...form, ip: request.ip, userAgent: request.headers['user-agent'] });
+      app.visits.record({ ...form, ip: request.ip, userAgent: request.headers['user-agent'] });
     } catch (error) {
       request.log.warn({ err: error }, 'a page visit could not be counted');
     }

@@ -1,0 +1,11 @@
+// A cycle makes the order of module evaluation decide what is initialised: never allowed.
+// (ESLint's import plugins resolve through native binaries the lockfile cannot hold for every
+// platform; dependency-cruiser is plain JavaScript.)
+module.exports = {
+  forbidden: [{ name: 'no-circular', severity: 'error', from: {}, to: { circular: true } }],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+  },
+};

@@ -1,0 +1,75 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Kysely } from 'kysely';
+import type { Pool } from 'pg';
+
+// Column types as stored. created_at is UTC ISO-8601 text on both kinds, so that ordering and
+// the 24-hour window compare as plain strings and the export prints the same text from either.
+export interface RegistrationsTable {
+  id: string;
+  created_at: string;
+  name: string;
+  email: string | null;
+  phone: string;
+  notes: string;
+  marketing_id: string | null;
+  package_key: string | null;
+  source: string | null;
+}
+
+/** Its columns in table order: the insert's column list and the export's fields. */
+export const registrationColumns = [
+  'id',
+  'created_at',
+  'name',
+  'email',
+  'phone',
+  'notes',
+  'marketing_id',
+  'package_key',
+  'source',
+] as const satisfies (keyof RegistrationsTable)[];
+
+// One row per UTC day (YYYY-MM-DD), link and visitor; '' for no marketer or no package.
+export interface VisitsTable {
+  day: string;
+  marketing_id: string;
+  package_key: string;
+  visitor_hash: string;
+  count: number;
+}
+
+// A finished day's visits per link, rolled up from `visits`: no visitor is in it.
+export interface VisitTotalsTable {
+  day: string;
+  marketing_id: string;
+  package_key: string;
+  visits: number;
+  visitors: number;
+}
+
+/** Every table, for Kysely (which runs the migrations). */
+export interface Tables {
+  registrations: RegistrationsTable;
+  visits: VisitsTable;
+  visit_totals: VisitTotalsTable;
+}
+
+/**
+ * An open database: Kysely for the migrations, the raw driver for the repositories' prepared
+ * statements, and how to tell "the database is out of reach" from a bug.
+ */
+interface DatabaseHandle<K extends 'sqlite' | 'postgres', Driver> {
+  kind: K;
+  /** Which database, for messages: never the password. */
+  where: string;
+  db: Kysely<Tables>;
+  driver: Driver;
+  isUnavailable: (error: unknown) => boolean;
+  /** Closes every connection; calling it again does nothing. */
+  close: () => Promise<void>;
+}
+
+export type SqliteDatabase = DatabaseHandle<'sqlite', BetterSqlite3.Database>;
+export type PostgresDatabase = DatabaseHandle<'postgres', Pool>;
+/** What `openDatabase` gives: one of the two kinds, told apart by `kind`. */
+export type Database = SqliteDatabase | PostgresDatabase;

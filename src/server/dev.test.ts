@@ -1,0 +1,63 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ar } from '../domain/catalogue';
+import { packageLabel } from '../domain/packages';
+import { buildPayload } from '../domain/registration';
+import { startDevServer } from './dev';
+
+// `npm run dev` must answer every route of the product as production does, whatever the source
+// files are called: src/web/register-client.ts once shadowed /register/register-client.
+describe('the development server', () => {
+  let dir: string;
+  let origin: string;
+  let server: Awaited<ReturnType<typeof startDevServer>>;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tasjeel-dev-'));
+    server = await startDevServer({
+      PORT: '0',
+      DATABASE_URL: `sqlite:${join(dir, 'dev.db')}`,
+      LOG_LEVEL: 'silent',
+      REDIS_URL: '',
+    });
+    origin = await server.app.listen({ port: 0, host: '127.0.0.1' });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.app.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const free = `${ar.headingPrefix} ${ar.headingFreeTrial}`;
+  const premium = `${ar.headingPrefix} ${packageLabel('premium_reco')}`;
+  it.each([
+    ['/register/register-client', 200, `<h1 id="heading">${free}</h1>`],
+    ['/register/register-client/premium_reco', 200, `<h1 id="heading">${premium}</h1>`],
+    ['/register/register-client/premium_reco/42', 200, `<h1 id="heading">${premium}</h1>`],
+    ['/register/marketer/42', 200, `<h1 id="heading">${free}</h1>`],
+    ['/register/marketer/a.b', 200, `<h1 id="heading">${free}</h1>`],
+    ['/register/my-registration-link', 200, `<title>${ar.titleMyLink(ar.brandDefault)}</title>`],
+    ['/register/entry-client', 404, ar.notFound],
+    ['/register/nothing-here', 404, ar.notFound],
+  ])('answers %s with the page', async (path, status, content) => {
+    const response = await fetch(`${origin}${path}`);
+    expect(response.status).toBe(status);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await response.text()).toContain(content);
+  });
+
+  it('serves the page modules and takes sign-ups on the same port', async () => {
+    const script = await fetch(`${origin}/register/entry-client.tsx`);
+    expect(script.headers.get('content-type')).toMatch(/javascript/);
+
+    const response = await fetch(`${origin}/api/external-register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(buildPayload({ name: 'سارة', email: '', phone: '966512345678' }, {})),
+    });
+    expect(response.status).toBe(201);
+    const { id } = (await response.json()) as { id: string };
+    expect((await server.app.registrations.list()).map((row) => row.id)).toEqual([id]);
+  });
+});

@@ -1,0 +1,87 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { ar } from '../../domain/catalogue';
+import { DatabaseUnavailableError } from '../db/database';
+
+/**
+ * Every refusal is JSON with Arabic text from the catalogue. The log gets the code and, for
+ * validation, the failing paths: never error messages below 500, since a JSON syntax error
+ * quotes the body and the body holds a name and a phone number.
+ */
+export const errorHandlingPlugin = fp(
+  async (app) => {
+    app.setErrorHandler<FastifyError>((error, request, reply) => {
+      if (hasZodFastifySchemaValidationErrors(error)) {
+        const fields = error.validation.map(({ instancePath, keyword }) => ({
+          instancePath,
+          keyword,
+        }));
+        request.log.info({ fields }, 'registration refused: invalid fields');
+        return reply.code(400).send({ error: ar.errorInvalid });
+      }
+      if (error instanceof DatabaseUnavailableError) {
+        request.log.error({ err: error }, 'database unavailable');
+        return reply.code(503).send({ error: ar.errorGeneric });
+      }
+      const status = error.statusCode ?? 500;
+      if (status === 429) return reply.code(429).send({ error: ar.errorTooManyRequests });
+      if (status >= 400 && status < 500) {
+        request.log.info({ code: error.code, status }, 'request refused');
+        return reply.code(status).send({ error: ar.errorBadRequest });
+      }
+      request.log.error({ err: error }, 'unexpected error');
+      return reply.code(500).send({ error: ar.errorGeneric });
+    });
+    // Other methods on the API routes land here too: 404 rather than 405, one answer for all.
+    app.setNotFoundHandler((_request, reply) =>
+      reply.code(404).send({ error: ar.errorBadRequest }),
+    );
+  },
+  { name: 'error-handling' },
+);
+
+/**
+ * A URL Fastify cannot route (malformed percent-encoding) is refused before any hook runs: the
+ * same Arabic JSON and security headers as any refusal, never the URL echoed back.
+ */
+export function refuseUnroutable(headers: Record<string, string>) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    request.log.info({ code: error.code }, 'request refused');
+    for (const [name, value] of Object.entries(headers)) reply.raw.setHeader(name, value);
+    void reply.code(400).send({ error: ar.errorBadRequest });
+  };
+}
+
+/**
+ * What Node's HTTP parser refuses (a URL or headers over 16 KB, Content-Length together with
+ * Transfer-Encoding, a request that timed out) never reaches Fastify: it is answered on the
+ * socket, with the Arabic JSON and the security headers all the same.
+ */
+export function refuseUnparsable(headers: Record<string, string>) {
+  // Fastify calls it bound to the app, for the log.
+  return function (this: FastifyInstance, error: Error & { code?: string }, socket: Socket) {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? 431
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 408
+          : 400;
+    this.log.info({ code: error.code, status }, 'request refused by the HTTP parser');
+    const body = JSON.stringify({ error: ar.errorBadRequest });
+    const lines = [
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+      'content-type: application/json; charset=utf-8',
+      `content-length: ${Buffer.byteLength(body)}`,
+      'connection: close',
+    ];
+    socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+  };
+}

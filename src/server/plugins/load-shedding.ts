@@ -1,0 +1,36 @@
+import underPressure from '@fastify/under-pressure';
+import fp from 'fastify-plugin';
+import { ar } from '../../domain/catalogue';
+import { retryAfterSeconds } from '../server-limits';
+
+export interface LoadSheddingOptions {
+  /** Event-loop lag (ms) past which API requests are answered 503 at once; 0 is off. */
+  maxEventLoopDelay: number;
+}
+
+/**
+ * Once the event loop lags behind, an API request is answered 503 with Retry-After and the
+ * Arabic "try again shortly" instead of joining a queue that only grows until clients time
+ * out. Lag measures that queue; utilisation does not (why: docs/reliability.md).
+ */
+export const loadSheddingPlugin = fp<LoadSheddingOptions>(
+  async (app, { maxEventLoopDelay }) => {
+    await app.register(underPressure, {
+      maxEventLoopDelay,
+      // Shedding starts and stops within half a second, and the slow first requests of a cold
+      // start do not weigh enough in the mean to shed anything.
+      sampleInterval: 500,
+      // Only the API sheds: a page or asset refused half-way would leave a visitor a page that
+      // never comes to life, and serving them is cheap. Returning without an answer lets a
+      // request through; a sent answer ends it.
+      pressureHandler: (request, reply) => {
+        if (!request.url.startsWith('/api/')) return;
+        void reply
+          .code(503)
+          .header('retry-after', retryAfterSeconds)
+          .send({ error: ar.errorTooManyRequests });
+      },
+    });
+  },
+  { name: 'load-shedding', dependencies: ['security-headers'] },
+);
