@@ -1,13 +1,20 @@
 import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { buildNotes } from '../domain/notes';
 import { buildPayload } from '../domain/registration';
-import { exportFields, formatRegistrations, runExport } from './export';
+import { openDatabase } from './db/database';
+import { pendingMigrations } from './db/migrate';
+import { loadConfig } from './env';
+import { csvCell, exportFields, formatRegistrations, runExport } from './export';
 import type { StoredRegistration } from './registrations/registration-repository';
 import { buildTestApp, testBackends } from './test-helpers';
 
+const quiet = { out: () => {}, err: () => {} };
 const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
 const run = promisify(execFile);
 
@@ -52,6 +59,17 @@ describe('formatRegistrations', () => {
     );
   });
 
+  it.each(['\u200B=1+1', '\u00A0=1+1', '＝1+1', ' =1+1', '\u2066+1', '＠SUM(A1)', '－1'])(
+    'disarms %j, a formula behind invisible or full-width characters',
+    (cell) => {
+      expect(csvCell(cell)).toBe(`'${cell}`);
+    },
+  );
+
+  it.each(['966512345678', 'سارة - 1', 'a=b', 'a@example.com'])('leaves %j as it is', (cell) => {
+    expect(csvCell(cell)).toBe(cell);
+  });
+
   it('writes JSON Lines, one object a line, null for absent values', () => {
     const lines = formatRegistrations([sara, tricky], 'jsonl').split('\n');
     expect(lines).toHaveLength(3);
@@ -77,8 +95,6 @@ describe('formatRegistrations', () => {
 });
 
 describe('runExport', () => {
-  const quiet = { out: () => {}, err: () => {} };
-
   it.each([
     [[]],
     [['--format', 'xml']],
@@ -118,6 +134,47 @@ describe('runExport', () => {
 
 describe.each(testBackends)('on $name', (backend) => {
   describe('npm run export', () => {
+    it('writes --output readable by its owner only, even over an existing file', async () => {
+      const { app, databaseUrl } = await buildTestApp(backend);
+      const values = { name: 'سارة', email: '', phone: '966512345678' };
+      await app.inject({
+        method: 'POST',
+        url: '/api/external-register',
+        payload: buildPayload(values, {}),
+      });
+      const file = join(await mkdtemp(join(tmpdir(), 'tasjeel-export-')), 'leads.csv');
+      await writeFile(file, 'old', { mode: 0o644 });
+      const env = { DATABASE_URL: databaseUrl };
+      expect(await runExport(['--format', 'csv', '--output', file], env, quiet)).toBe(0);
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      expect(await readFile(file, 'utf8')).toContain(`,${values.name},,${values.phone},`);
+    });
+
+    it('never migrates: refuses a database whose schema is behind, and leaves it so', async () => {
+      const { databaseUrl } = await buildTestApp(backend);
+      const { database: config } = loadConfig({ DATABASE_URL: databaseUrl });
+      const database = await openDatabase(config);
+      const { rows } = await sql<{
+        name: string;
+      }>`select name from kysely_migration order by name desc limit 1`.execute(database.db);
+      const latest = rows[0]?.name;
+      await sql`delete from kysely_migration where name = ${latest}`.execute(database.db);
+
+      let message = '';
+      const code = await runExport(
+        ['--format', 'csv'],
+        { DATABASE_URL: databaseUrl },
+        {
+          ...quiet,
+          err: (text) => (message += text),
+        },
+      );
+      expect(code).toBe(1);
+      expect(message).toContain(`schema is behind this program (missing ${latest})`);
+      expect(await pendingMigrations(database)).toEqual([latest]);
+      await database.close();
+    });
+
     it('prints what the server stored, in both formats, from the same DATABASE_URL', async () => {
       const { app, databaseUrl } = await buildTestApp(backend);
       const values = { name: 'سارة', email: '', phone: '966512345678' };

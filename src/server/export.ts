@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
+import { chmod, writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { describeError, openDatabase } from './db/database';
 import { registrationColumns, type Database } from './db/schema';
-import { migrateToLatest } from './db/migrate';
+import { pendingMigrations } from './db/migrate';
 import { loadConfig } from './env';
 import {
   createRegistrationRepository,
@@ -15,7 +16,8 @@ export const exportFields = registrationColumns;
 
 export type ExportFormat = 'csv' | 'jsonl';
 
-const usage = 'usage: npm run export -- --format csv|jsonl [--since YYYY-MM-DD[THH:MM:SSZ]]';
+const usage =
+  'usage: npm run export -- --format csv|jsonl [--since YYYY-MM-DD[THH:MM:SSZ]] [--output FILE]';
 
 function toRecord(row: StoredRegistration): Record<(typeof exportFields)[number], string | null> {
   return {
@@ -33,9 +35,12 @@ function toRecord(row: StoredRegistration): Record<(typeof exportFields)[number]
 
 // A cell starting with = + - @ (or a tab or carriage return) is run as a formula by Excel
 // and LibreOffice; a leading quote makes it text. https://owasp.org/www-community/attacks/CSV_Injection
+// Spreadsheets skip leading spaces and invisible format characters (U+200B, U+00A0, …) and
+// read the full-width signs as the ASCII ones, so the first other character decides.
+const formulaStart = /^[\p{White_Space}\p{Cf}]*[=+\-@\t\r＝＋－＠]/u;
 export function csvCell(value: string | null): string {
   if (value === null) return '';
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  const safe = formulaStart.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
@@ -76,10 +81,15 @@ export async function runExport(
 ): Promise<number> {
   let format: ExportFormat;
   let since: Date | undefined;
+  let output: string | undefined;
   try {
     const { values } = parseArgs({
       args: argv,
-      options: { format: { type: 'string' }, since: { type: 'string' } },
+      options: {
+        format: { type: 'string' },
+        since: { type: 'string' },
+        output: { type: 'string' },
+      },
       strict: true,
       allowPositionals: false,
     });
@@ -88,6 +98,7 @@ export async function runExport(
     }
     format = values.format;
     since = parseSince(values.since);
+    output = values.output;
   } catch (error) {
     err(`${(error as Error).message}\n${usage}\n`);
     return 2;
@@ -95,7 +106,11 @@ export async function runExport(
 
   return readDatabase(env, err, async (opened) => {
     const rows = await createRegistrationRepository(opened).list({ since });
-    out(formatRegistrations(rows, format));
+    const text = formatRegistrations(rows, format);
+    if (output === undefined) return out(text);
+    // Personal data: readable by the owner only, also when the file was already there.
+    await writeFile(output, text, { mode: 0o600 });
+    await chmod(output, 0o600);
   });
 }
 
@@ -126,8 +141,15 @@ export async function readDatabase(
   }
   const opened = await openDatabase(database);
   try {
-    // The statements are prepared against the current schema, so the migrations come first.
-    await migrateToLatest(opened);
+    // The statements are prepared against the current schema; only the server migrates, so a
+    // newer command line pointed at production never changes it.
+    const pending = await pendingMigrations(opened);
+    if (pending.length > 0) {
+      err(
+        `The database's schema is behind this program (missing ${pending.join(', ')}): start this version of the server once to migrate it, or use the version that matches the database.\n`,
+      );
+      return 1;
+    }
     await read(opened);
     return 0;
   } catch (error) {

@@ -39,7 +39,18 @@ async function currentSchema(database: Database): Promise<string | undefined> {
  * nothing left to do. SQLite serves a single instance, so it needs no such lock.
  */
 export async function migrateToLatest(database: Database): Promise<void> {
-  const migrator = new Migrator({
+  const { error } = await (await migrator(database)).migrateToLatest();
+  if (error !== undefined) throw error;
+}
+
+/** The migrations this program has and the database has not run; reads, never writes. */
+export async function pendingMigrations(database: Database): Promise<string[]> {
+  const migrations = await (await migrator(database)).getMigrations();
+  return migrations.filter(({ executedAt }) => executedAt === undefined).map(({ name }) => name);
+}
+
+async function migrator(database: Database): Promise<Migrator> {
+  return new Migrator({
     db: database.db,
     migrationTableSchema: await currentSchema(database),
     provider: {
@@ -47,6 +58,4 @@ export async function migrateToLatest(database: Database): Promise<void> {
         database.kind === 'postgres' ? postgresMigrations : sqliteMigrations,
     },
   });
-  const { error } = await migrator.migrateToLatest();
-  if (error !== undefined) throw error;
 }
