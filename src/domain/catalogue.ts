@@ -38,6 +38,8 @@ export const ar = {
   notesPackagePrefix: 'مسجل في باقة',
   notesMarketerLink: 'تم التسجيل من رابط مسوق خارجي',
   notesGeneralLink: 'تم التسجيل من رابط تسجيل عام',
+  // The honeypot's label: nobody sees or hears it; a bot reading the markup may.
+  fieldTrap: 'اترك هذا الحقل فارغاً',
 } as const;
 
 // Link previews (issue 7): the description and Open Graph tags of the server-rendered head, and

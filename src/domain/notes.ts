@@ -1,5 +1,5 @@
 import { ar } from './catalogue';
-import { packageKeyOf, packageLabel } from './packages';
+import { packageKeyOf, packageKeyPattern, packageLabel } from './packages';
 
 export type Source = 'marketer_link' | 'general_link';
 
@@ -42,4 +42,14 @@ export function parseNotes(notes: string): NotesMeaning {
     }
   }
   return { packageKey: null, source: null };
+}
+
+/**
+ * Whether the pages could have written these notes: one of the four shapes, naming a known
+ * package or a key-shaped one. The server takes no other text, so nobody can put their own
+ * words into the provider's leads.
+ */
+export function isPageNotes(notes: string): boolean {
+  const { packageKey, source } = parseNotes(notes);
+  return source !== null && (packageKey === null || packageKeyPattern.test(packageKey));
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildPayload, registrationSchema } from './registration';
+import { buildNotes } from './notes';
+import { buildPayload, registrationSchema, trapField } from './registration';
 
 const valid = {
   name: 'سارة',
@@ -46,8 +47,30 @@ describe('registrationSchema', () => {
     ['a NUL in the name', { name: 'سا\u0000رة' }],
     ['a lone surrogate in the name', { name: 'سارة \ud83d' }],
     ['a control character in the notes', { notes: 'hello\u0007' }],
+    ['notes the pages never write', { notes: 'hello' }],
+    ['a bidi isolate in the name', { name: '\u2067سارة\u2069' }],
+    ['a name with no letter or digit', { name: '\u200F\u200B' }],
+    ['a long honeypot value', { [trapField]: 'x'.repeat(101) }],
   ])('refuses %s', (_, change) => {
     expect(registrationSchema.safeParse({ ...valid, ...change }).success).toBe(false);
+  });
+
+  it('keeps the direction marks Arabic keyboards type (LRM, RLM, ALM)', () => {
+    const name = 'سارة\u200F \u200Eali\u061C';
+    expect(registrationSchema.parse({ ...valid, name }).name).toBe(name);
+  });
+
+  it('accepts every notes text the pages write, a later package key included', () => {
+    for (const route of [
+      {},
+      { marketerId: '7' },
+      { packageName: 'premium_reco' },
+      { packageName: 'gold_2', marketerId: '7' },
+    ]) {
+      expect(registrationSchema.safeParse({ ...valid, notes: buildNotes(route) }).success).toBe(
+        true,
+      );
+    }
   });
 
   it('accepts an empty or absent e-mail and a name of exactly 100 characters', () => {

@@ -2,7 +2,7 @@
 // (about 7 KB gzip instead of about 24 KB for the chainable API). The server's type provider
 // takes any zod 4 schema (zod/v4/core), so the form and the server still share this one.
 import * as z from 'zod/mini';
-import { buildNotes, type RouteAttribution } from './notes';
+import { buildNotes, isPageNotes, type RouteAttribution } from './notes';
 import { phonePattern } from './phone';
 
 export const nameMaxLength = 100;
@@ -12,7 +12,18 @@ export const notesMaxLength = 500;
 // Control characters (NUL among them) and lone UTF-16 surrogates are never typed in a name,
 // and neither survives storage: PostgreSQL refuses NUL in text, and a lone surrogate has no
 // UTF-8 form (it would come back as U+FFFD). Refused here, nothing is stored other than sent.
-const storable = (text: string) => !/[\p{Cc}\p{Cs}]/u.test(text);
+// Neither are the characters that make text lie about itself: bidi embeddings, overrides and
+// isolates (they reorder what a reader of the export sees), line and paragraph separators,
+// tag characters, and U+FFFD (what invalid UTF-8 became). The marks Arabic keyboards type
+// (LRM, RLM, ALM) stay.
+const storable = (text: string) =>
+  !/[\p{Cc}\p{Cs}\u202A-\u202E\u2066-\u2069\u2028\u2029\u{E0000}-\u{E007F}\uFFFD]/u.test(text);
+
+// A name must show something: one letter or digit at least, not only invisible characters.
+const visibleName = (name: string) => /[\p{L}\p{N}]/u.test(name);
+
+/** The name of the form's honeypot field (a name bots like to fill). */
+export const trapField = 'website';
 
 /** A marketer's id, as sent in marketing_id and as found in a link. */
 export const marketingIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -22,7 +33,17 @@ export const marketingIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
  * HTML standard's, the same check the browser makes on type=email, so the two never disagree.
  */
 export const registrationSchema = z.strictObject({
-  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(nameMaxLength), z.refine(storable)),
+  // NFC, so that one name typed on two keyboards is stored, searched and exported alike.
+  name: z
+    .string()
+    .check(
+      z.trim(),
+      z.normalize('NFC'),
+      z.minLength(1),
+      z.maxLength(nameMaxLength),
+      z.refine(storable),
+      z.refine(visibleName),
+    ),
   email: z.optional(
     z.string().check(
       z.trim(),
@@ -31,7 +52,9 @@ export const registrationSchema = z.strictObject({
     ),
   ),
   phone: z.string().check(z.regex(phonePattern)),
-  notes: z.string().check(z.maxLength(notesMaxLength), z.refine(storable)),
+  notes: z.string().check(z.maxLength(notesMaxLength), z.refine(isPageNotes)),
+  // The honeypot: people never see this field, so only a bot fills it.
+  [trapField]: z.optional(z.string().check(z.maxLength(nameMaxLength))),
   marketing_id: z.optional(
     z.pipe(
       z.pipe(z.union([z.string(), z.int().check(z.nonnegative())]), z.transform(String)),

@@ -72,6 +72,21 @@ describe('formatReport', () => {
     );
   });
 
+  it('shows stored control, bidi and line-separator characters as escapes, never raw', () => {
+    const forged = {
+      marketingId: '\u001b[2J\u001b[31m\r\nTotal 9999',
+      packageKey: '\u202Eabc\u2028',
+      visits: 1,
+      visitors: 1,
+      signUps: 0,
+    };
+    const text = formatReport([forged], 'table');
+    for (const raw of ['\u001b', '\r', '\u202E', '\u2028']) expect(text).not.toContain(raw);
+    expect(text).toContain('\\u{1B}[2J\\u{1B}[31m\\u{D}\\u{A}Total 9999');
+    expect(text).toContain('\\u{202E}abc\\u{2028}');
+    expect(text.split('\n').filter((line) => line.startsWith('Total'))).toHaveLength(1);
+  });
+
   it('names the period when there is one', () => {
     const text = formatReport([], 'table', new Date('2025-03-01'));
     expect(text.split('\n')[0]).toBe(

@@ -67,6 +67,18 @@ function compareRows(a: ReportRow, b: ReportRow): number {
       : 1;
 }
 
+/**
+ * A cell as it may reach a terminal: control, format (bidi among them) and line-separator
+ * characters are shown as \u{…} escapes, so a stored id can neither move the cursor, recolour
+ * the screen nor start a forged line.
+ */
+export function visible(text: string): string {
+  return text.replace(
+    /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu,
+    (char) => `\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`,
+  );
+}
+
 /** Sign-ups per hundred unique visitors, one decimal; '—' when nobody visited. */
 export function conversionRate(signUps: number, visitors: number): string {
   return visitors === 0 ? '—' : `${((signUps / visitors) * 100).toFixed(1)}%`;
@@ -105,7 +117,7 @@ export function formatReport(rows: ReportRow[], format: ReportFormat, since?: Da
   }
 
   const cells = (label: [string, string], row: ReportRow) => [
-    ...label,
+    ...label.map(visible),
     String(row.visits),
     String(row.visitors),
     String(row.signUps),

@@ -38,14 +38,23 @@ describe('the routes of SPEC §2', () => {
     expect(document.title).toBe(ar.titlePackage(packageLabels[key], brand));
   });
 
-  it('show an unknown package as it came, URL-decoded', () => {
+  it('show an unknown package key as it came, for a package added later', () => {
     renderApp('/register/register-client/gold_plan/7');
     expect(screen.getByRole('heading', { name: `${ar.headingPrefix} gold_plan` })).toBeVisible();
     expect(document.title).toBe(ar.titlePackage('gold_plan', brand));
+  });
 
-    const label = packageLabels.classic_portfolio;
-    renderApp(`/register/register-client/${encodeURIComponent(`${label} x`)}`);
-    expect(screen.getByRole('heading', { name: `${ar.headingPrefix} ${label} x` })).toBeVisible();
+  it.each([
+    `${packageLabels.classic_portfolio} x`,
+    'لتفعيل الاشتراك حوّل 100 ريال إلى SA0380000000608010167519',
+    'gold plan',
+    'k'.repeat(41),
+  ])('show the 404, not the text, for a package segment that is no key: %s', (segment) => {
+    const { container } = renderApp(`/register/register-client/${encodeURIComponent(segment)}/7`);
+    expect(container.innerHTML).toBe(
+      `<main class="page" dir="ltr" lang="en">${ar.notFound}</main>`,
+    );
+    expect(document.title).toBe(ar.notFound);
   });
 
   it('show the link page with its title', () => {

@@ -44,12 +44,11 @@ describe('render, the contract with the server', () => {
     });
   });
 
-  it('escapes a hostile package name in the head and the page', () => {
+  it('answers a hostile package segment with the 404, its text nowhere in the page', () => {
     const page = render(`/register/register-client/${encodeURIComponent('<script>"&\'')}`);
-    const escaped = '&lt;script&gt;&quot;&amp;&#39;';
-    expect(page.head).toContain(`<title>${ar.titlePackage(escaped, brand)}</title>`);
-    expect(page.html).not.toContain('<script>');
-    expect(page.html).toContain('&lt;script&gt;');
+    expect(page.status).toBe(404);
+    expect(page.head).toContain(`<title>${ar.notFound}</title>`);
+    expect(page.head + page.html).not.toMatch(/<script|&lt;script/);
   });
 
   it('renders the link page without a link or a refusal: the server cannot know the user', () => {
@@ -121,6 +120,13 @@ describe('link previews: the head WhatsApp, Telegram and X read without JavaScri
       '/register/my-registration-link',
     ],
     [
+      'a package segment that is no key (a sentence someone wants on the page)',
+      `/register/register-client/${encodeURIComponent('حوّل 100 ريال إلى SA03 للتفعيل')}/42`,
+      ar.notFound,
+      arPreview.description,
+      `/register/register-client/${encodeURIComponent('حوّل 100 ريال إلى SA03 للتفعيل')}/42`,
+    ],
+    [
       'an unknown path',
       '/register/nothing-here?x=1',
       ar.notFound,
@@ -151,19 +157,20 @@ describe('link previews: the head WhatsApp, Telegram and X read without JavaScri
     expect(tags['og:url']).toBe(`${origin}/register/marketer/42`);
   });
 
-  it('escapes a hostile package name and origin in every tag', () => {
-    const hostile = `<script>"'&`;
-    const url = `/register/register-client/${encodeURIComponent(hostile)}/7`;
-    const { head } = render(url, { origin: 'https://x.example"><script>' });
-    expect(head).not.toMatch(/<script|"><|'>/);
-    // Every tag is whole: as many meta tags as the strict pattern reads.
-    expect(head.match(/<meta /g)).toHaveLength(Object.keys(previewTags(head)).length - 1);
-    const tags = previewTags(head);
-    expect(tags['og:description']).toBe(arPreview.descriptionPackage(hostile));
-    expect(tags['og:title']).toBe(ar.titlePackage(hostile, brand));
-    expect(tags['og:url']).toBe(
-      `https://x.example"><script>${registrationPath({ packageName: hostile, marketerId: '7' })}`,
-    );
+  it('escapes a hostile origin in every tag, and never shows a hostile package', () => {
+    for (const packageName of ['gold_plan', `<script>"'&`]) {
+      const url = `/register/register-client/${encodeURIComponent(packageName)}/7`;
+      const { head } = render(url, { origin: 'https://x.example"><script>' });
+      expect(head).not.toMatch(/<script|"><|'>/);
+      // Every tag is whole: as many meta tags as the strict pattern reads.
+      expect(head.match(/<meta /g)).toHaveLength(Object.keys(previewTags(head)).length - 1);
+      expect(previewTags(head)['og:url']).toBe(
+        `https://x.example"><script>${registrationPath({ packageName, marketerId: '7' })}`,
+      );
+    }
+    const known = previewTags(render('/register/register-client/gold_plan/7', { origin }).head);
+    expect(known['og:title']).toBe(ar.titlePackage('gold_plan', brand));
+    expect(known['og:description']).toBe(arPreview.descriptionPackage('gold_plan'));
   });
 });
 

@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { ar } from '../domain/catalogue';
 import { buildNotes, type RouteAttribution } from '../domain/notes';
+import { trapField } from '../domain/registration';
 import { apiBaseUrl } from './env';
 import { renderApp } from './render-app';
 
@@ -65,6 +66,30 @@ describe('the registration form', () => {
     expect(screen.getByRole('link', { name: ar.buttonBack })).toHaveAttribute('href', '/');
     expect(errorLine()).toBeEmptyDOMElement();
     expect(statusLine()).toBeEmptyDOMElement();
+  });
+
+  it('hides its honeypot from people and assistive technology, and a person never fills it', async () => {
+    const fetch = stubFetch(created);
+    const { container } = renderApp('/register/register-client');
+    expect(screen.queryByRole('textbox', { name: ar.fieldTrap })).toBeNull();
+    const trap = container.querySelector(`input[name="${trapField}"]`);
+    expect(trap).toHaveAttribute('tabindex', '-1');
+    expect(trap).toHaveAttribute('autocomplete', 'off');
+    const user = await fillIn({ name: 'Sara', phone: validPhone });
+    await user.click(submitButton());
+    await waitFor(() => expect(fetch).toHaveBeenCalledOnce());
+    expect(sentBody(fetch)).not.toHaveProperty(trapField);
+  });
+
+  it('sends the honeypot when a bot fills it, for the server to drop', async () => {
+    const fetch = stubFetch(created);
+    const { container } = renderApp('/register/register-client');
+    const trap = container.querySelector<HTMLInputElement>(`input[name="${trapField}"]`);
+    fireEvent.change(trap!, { target: { value: 'https://spam.example' } });
+    const user = await fillIn({ name: 'Sara', phone: validPhone });
+    await user.click(submitButton());
+    await waitFor(() => expect(fetch).toHaveBeenCalledOnce());
+    expect(sentBody(fetch)).toMatchObject({ [trapField]: 'https://spam.example' });
   });
 
   describe('refuses, sending nothing', () => {

@@ -6,6 +6,7 @@ import {
   buildPayload,
   nameMaxLength,
   registrationSchema,
+  trapField,
   type FormValues,
 } from '../domain/registration';
 import { registerClient } from './register-client';
@@ -73,7 +74,10 @@ export function RegistrationPage({ packageName, marketerId }: RouteAttribution) 
     setError('');
     setSuccess('');
     setInvalid([]);
-    const parsed = registrationSchema.safeParse(buildPayload(values, { packageName, marketerId }));
+    const payload = buildPayload(values, { packageName, marketerId });
+    const trap = event.currentTarget.elements.namedItem(trapField);
+    if (trap instanceof HTMLInputElement && trap.value !== '') payload[trapField] = trap.value;
+    const parsed = registrationSchema.safeParse(payload);
     if (!parsed.success) {
       const paths = parsed.error.issues.map((issue) => issue.path[0]);
       setInvalid(fields.filter((field) => paths.includes(field)));
@@ -148,6 +152,13 @@ export function RegistrationPage({ packageName, marketerId }: RouteAttribution) 
           onChange={(event) => setField('phone', normalizePhone(event.target.value))}
           onPaste={handlePhonePaste}
         />
+
+        {/* The honeypot: off-screen and hidden from assistive technology, out of the tab
+            order, never autofilled. Uncontrolled, so React never writes to it. */}
+        <div className="trap" aria-hidden="true">
+          <label htmlFor={`field-${trapField}`}>{ar.fieldTrap}</label>
+          <input id={`field-${trapField}`} name={trapField} tabIndex={-1} autoComplete="off" />
+        </div>
 
         <p id={errorId} className="message error" role="alert">
           {error}

@@ -1,6 +1,6 @@
 import { ar } from '../domain/catalogue';
 import { basePath, formPaths, myLinkPath } from '../domain/links';
-import { packageLabel } from '../domain/packages';
+import { packageKeyPattern, packageLabel } from '../domain/packages';
 import { brand } from './env';
 
 // The route table is SPEC's, in ../domain/links.ts, where the links are built from it too.
@@ -74,6 +74,8 @@ export function matchScreen(location: string, base = '/'): Screen {
       const params = matchPath(path, decoded);
       if (params === undefined) continue;
       const { packageName, marketerId } = params;
+      // Any other text would be shown on the provider's page and in its link previews.
+      if (packageName !== undefined && !packageKeyPattern.test(packageName)) break;
       return { kind: 'form', packageName, marketerId, title: formTitle(packageName) };
     }
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ar } from '../../domain/catalogue';
 import { buildNotes, type RouteAttribution } from '../../domain/notes';
-import { buildPayload } from '../../domain/registration';
+import { buildPayload, trapField } from '../../domain/registration';
 import { buildTestApp, testBackends } from '../test-helpers';
 import { ipv6SitesShare } from './registration-routes';
 
@@ -77,11 +77,21 @@ describe.each(testBackends)('on $name', (backend) => {
       ]);
     });
 
-    it('stores notes it did not build, without a package or source', async () => {
+    it('stores a name in NFC, however the keyboard composed it', async () => {
       const { app, rows } = await buildTestApp(backend);
-      const payload = { ...values, notes: 'hello' };
+      // Alef + combining madda above: NFC makes it the one letter آ.
+      const payload = buildPayload({ ...values, name: 'ا\u0653منة' }, {});
       expect((await app.inject({ method: 'POST', url, payload })).statusCode).toBe(201);
-      expect(await rows()).toMatchObject([{ notes: 'hello', package_key: null, source: null }]);
+      expect(await rows()).toMatchObject([{ name: 'آمنة' }]);
+    });
+
+    it('answers a filled honeypot like a sign-up, with an id, and stores nothing', async () => {
+      const { app, rows } = await buildTestApp(backend);
+      const payload = { ...buildPayload(values, {}), [trapField]: 'https://spam.example' };
+      const response = await app.inject({ method: 'POST', url, payload });
+      expect(response.statusCode).toBe(201);
+      expect(response.json<{ id: string }>().id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(await rows()).toHaveLength(0);
     });
   });
 
@@ -98,6 +108,37 @@ describe.each(testBackends)('on $name', (backend) => {
       ['a bad phone', body({ phone: '0512345678' }), json, 400, ar.errorInvalid],
       ['a blank name', body({ name: '   ' }), json, 400, ar.errorInvalid],
       ['an unknown key', body({ admin: true }), json, 400, ar.errorInvalid],
+      ['notes the pages never write', body({ notes: 'hello' }), json, 400, ar.errorInvalid],
+      [
+        'notes naming a package that is no key',
+        body({ notes: buildNotes({ packageName: 'حوّل 100 ريال إلى SA03' }) }),
+        json,
+        400,
+        ar.errorInvalid,
+      ],
+      [
+        'a bidi override in the name',
+        body({ name: 'سارة\u202Egnp.exe' }),
+        json,
+        400,
+        ar.errorInvalid,
+      ],
+      [
+        'a name of zero-width characters',
+        body({ name: '\u200B\u200C\u200D' }),
+        json,
+        400,
+        ar.errorInvalid,
+      ],
+      ['U+FFFD in the name', body({ name: 'سا\uFFFDرة' }), json, 400, ar.errorInvalid],
+      [
+        'a line separator in the name',
+        body({ name: 'سارة\u2028Total' }),
+        json,
+        400,
+        ar.errorInvalid,
+      ],
+      ['a tag character in the name', body({ name: 'سارة\u{E0041}' }), json, 400, ar.errorInvalid],
       ['a JSON array', '[]', json, 400, ar.errorInvalid],
       ['malformed JSON', valid.slice(0, -1), json, 400, ar.errorBadRequest],
       ['an empty JSON body', '', json, 400, ar.errorBadRequest],

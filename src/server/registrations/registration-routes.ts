@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { registrationSchema } from '../../domain/registration';
+import { registrationSchema, trapField } from '../../domain/registration';
 import type { RegistrationRepository } from './registration-repository';
 
 /** How many times the per-address limit one IPv6 /48 may send. */
@@ -34,6 +35,11 @@ export const registrationRoutes: FastifyPluginAsyncZod<RegistrationRoutesOptions
       },
     },
     async (request, reply) => {
+      if (request.body[trapField]) {
+        // Answered like a sign-up (a fresh id of the same kind), so the bot learns nothing.
+        request.log.info('honeypot filled: sign-up not stored');
+        return reply.code(201).send({ id: randomUUID() });
+      }
       const { id } = await repository.register(request.body, now());
       // A repeat within 24 hours also answers 201 with the first id: a different status would
       // tell anyone who types a stranger's number whether that number signed up today.
