@@ -40,6 +40,7 @@ export const ar = {
   notesGeneralLink: 'تم التسجيل من رابط تسجيل عام',
   // The honeypot's label: nobody sees or hears it; a bot reading the markup may.
   fieldTrap: 'اترك هذا الحقل فارغاً',
+  errorChallenge: 'تعذر التحقق من الطلب، يرجى إعادة المحاولة',
 } as const;
 
 // Link previews (issue 7): the description and Open Graph tags of the server-rendered head, and

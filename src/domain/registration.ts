@@ -22,6 +22,12 @@ const storable = (text: string) =>
 // A name must show something: one letter or digit at least, not only invisible characters.
 const visibleName = (name: string) => /[\p{L}\p{N}]/u.test(name);
 
+/**
+ * The page's <meta name> that says the server asks for a solved proof-of-work challenge
+ * (ALTCHA): only then does the form fetch one.
+ */
+export const proofOfWorkMeta = 'proof-of-work';
+
 /** The name of the form's honeypot field (a name bots like to fill). */
 export const trapField = 'website';
 
@@ -55,6 +61,8 @@ export const registrationSchema = z.strictObject({
   notes: z.string().check(z.maxLength(notesMaxLength), z.refine(isPageNotes)),
   // The honeypot: people never see this field, so only a bot fills it.
   [trapField]: z.optional(z.string().check(z.maxLength(nameMaxLength))),
+  // A solved proof-of-work challenge (base64 JSON), when the server asks for one.
+  altcha: z.optional(z.string().check(z.maxLength(4_000))),
   marketing_id: z.optional(
     z.pipe(
       z.pipe(z.union([z.string(), z.int().check(z.nonnegative())]), z.transform(String)),

@@ -13,6 +13,7 @@ import { loadBuild, pagesPlugin, type PageSource } from './plugins/pages';
 import { proxyTrustPlugin } from './plugins/proxy-trust';
 import { rateLimitPlugin } from './plugins/rate-limit';
 import { redisPlugin } from './plugins/redis';
+import { createProofOfWork } from './registrations/proof-of-work';
 import { securityHeaders, securityHeadersPlugin } from './plugins/security-headers';
 
 type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
@@ -95,10 +96,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   });
   await app.register(loadSheddingPlugin, { maxEventLoopDelay });
   await app.register(rateLimitPlugin);
-  // GET /api/health, POST /api/external-register
+  // GET /api/health, POST /api/external-register, GET /api/altcha-challenge (ALTCHA on)
   await app.register(apiPlugin, {
     prefix: '/api',
     corsOrigins: config.corsOrigins,
+    proofOfWork:
+      config.altchaHmacKey === undefined
+        ? undefined
+        : createProofOfWork(config.altchaHmacKey, app.redis),
     rateLimitPerMinute: config.rateLimitPerMinute,
     now,
   });
@@ -107,6 +112,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     pages,
     siteUrl: config.siteUrl,
     publicUrl: config.publicUrl,
+    proofOfWork: config.altchaHmacKey !== undefined,
   });
   return app;
 }

@@ -108,6 +108,8 @@ const envSchema = z.object({
   // The build's API address (src/web/env.ts): on another origin, the CSP must let pages call it.
   VITE_API_BASE_URL: z.string().optional(),
   HSTS_INCLUDE_SUBDOMAINS: z.enum(['true', 'false']).default('false'),
+  // Signs ALTCHA's proof-of-work challenges; set, the form must solve one before a sign-up.
+  ALTCHA_HMAC_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   NODE_ENV: z.string().optional(),
   // Where `npm run build` put the pages; tests and benchmarks point it at a fixture build.
   DIST_DIR: z
@@ -139,6 +141,8 @@ export interface Config {
   /** The origin of VITE_API_BASE_URL when it names another site. */
   apiOrigin: string | undefined;
   hstsIncludeSubDomains: boolean;
+  /** Set: every sign-up carries a solved ALTCHA challenge (registrations/proof-of-work.ts). */
+  altchaHmacKey: string | undefined;
 }
 
 // An absolute http(s) URL names another origin; a path or nothing is this site.
@@ -184,5 +188,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     distDir: parsed.DIST_DIR,
     apiOrigin: apiOriginOf(parsed.VITE_API_BASE_URL),
     hstsIncludeSubDomains: parsed.HSTS_INCLUDE_SUBDOMAINS === 'true',
+    altchaHmacKey: parsed.ALTCHA_HMAC_KEY,
   };
 }

@@ -1,15 +1,17 @@
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it, vi } from 'vitest';
+import { createChallenge } from 'altcha-lib';
+import { deriveKey } from 'altcha-lib/algorithms/web/pbkdf2';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ar } from '../domain/catalogue';
 import { buildNotes, type RouteAttribution } from '../domain/notes';
-import { trapField } from '../domain/registration';
+import { proofOfWorkMeta, trapField } from '../domain/registration';
 import { apiBaseUrl } from './env';
 import { renderApp } from './render-app';
 
 const validPhone = '966512345678';
 
-function stubFetch(answer: () => Promise<Response>) {
+function stubFetch(answer: (input: RequestInfo | URL) => Promise<Response>) {
   const fetch = vi.fn<typeof globalThis.fetch>(answer);
   vi.stubGlobal('fetch', fetch);
   return fetch;
@@ -90,6 +92,49 @@ describe('the registration form', () => {
     await user.click(submitButton());
     await waitFor(() => expect(fetch).toHaveBeenCalledOnce());
     expect(sentBody(fetch)).toMatchObject({ [trapField]: 'https://spam.example' });
+  });
+
+  it('solves the proof of work the page asks for while the person types, and sends it', async () => {
+    const meta = document.head.appendChild(document.createElement('meta'));
+    meta.name = proofOfWorkMeta;
+    meta.content = 'on';
+    onTestFinished(() => meta.remove());
+    const challenge = await createChallenge({
+      algorithm: 'PBKDF2/SHA-256',
+      cost: 10,
+      counter: 50,
+      deriveKey,
+      hmacSignatureSecret: 'k'.repeat(32),
+      hmacKeySignatureSecret: 'l'.repeat(32),
+    });
+    const fetch = stubFetch(async (input) =>
+      String(input).endsWith('/api/altcha-challenge')
+        ? new Response(JSON.stringify(challenge), { status: 200 })
+        : new Response(null, { status: 201 }),
+    );
+    renderApp('/register/register-client');
+    const user = await fillIn({ name: 'S' });
+    expect(fetch).toHaveBeenCalledWith(`${apiBaseUrl}/api/altcha-challenge`);
+    await user.type(phoneField(), validPhone);
+    await user.click(submitButton());
+    await waitFor(() => expect(statusLine()).toHaveTextContent(ar.success));
+    const posted = fetch.mock.calls.find(([input]) => String(input).endsWith('/external-register'));
+    const { altcha } = JSON.parse(String(posted?.[1]?.body)) as { altcha: string };
+    const payload = JSON.parse(atob(altcha)) as {
+      challenge: unknown;
+      solution: { counter: number };
+    };
+    expect(payload.challenge).toEqual(challenge);
+    expect(payload.solution.counter).toBe(50);
+  });
+
+  it('fetches no challenge when the page does not ask for one', async () => {
+    const fetch = stubFetch(created);
+    renderApp('/register/register-client');
+    const user = await fillIn({ name: 'Sara', phone: validPhone });
+    await user.click(submitButton());
+    await waitFor(() => expect(fetch).toHaveBeenCalledOnce());
+    expect(fetch.mock.calls[0]?.[0]).toBe(`${apiBaseUrl}/api/external-register`);
   });
 
   describe('refuses, sending nothing', () => {

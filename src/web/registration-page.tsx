@@ -1,4 +1,4 @@
-import { useState, useSyncExternalStore, type ClipboardEvent, type FormEvent } from 'react';
+import { useRef, useState, useSyncExternalStore, type ClipboardEvent, type FormEvent } from 'react';
 import { ar } from '../domain/catalogue';
 import type { RouteAttribution } from '../domain/notes';
 import { normalizePhone, phoneMaxLength } from '../domain/phone';
@@ -9,6 +9,7 @@ import {
   trapField,
   type FormValues,
 } from '../domain/registration';
+import { proofOfWorkAsked, solveProofOfWork } from './proof-of-work';
 import { registerClient } from './register-client';
 import { formHeading } from './routes';
 
@@ -53,7 +54,14 @@ export function RegistrationPage({ packageName, marketerId }: RouteAttribution) 
   const hydrated = useHydrated();
   const heading = formHeading(packageName);
 
+  // The proof of work (when the server asks for one) is solved while the person types.
+  const proof = useRef<Promise<string | undefined>>(undefined);
+  function startProof() {
+    if (proof.current === undefined && proofOfWorkAsked()) proof.current = solveProofOfWork();
+  }
+
   function setField(field: Field, value: string) {
+    startProof();
     setValues((current) => ({ ...current, [field]: value }));
   }
 
@@ -85,7 +93,13 @@ export function RegistrationPage({ packageName, marketerId }: RouteAttribution) 
       return;
     }
     setSubmitting(true);
-    const result = await registerClient(parsed.data);
+    startProof();
+    // A challenge is spent by one sign-up: the next one solves its own.
+    const altcha = await proof.current;
+    proof.current = undefined;
+    const result = await registerClient(
+      altcha === undefined ? parsed.data : { ...parsed.data, altcha },
+    );
     setSubmitting(false);
     if (result.ok) {
       setValues(emptyValues);

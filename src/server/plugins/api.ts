@@ -1,20 +1,23 @@
 import cors from '@fastify/cors';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { ProofOfWork } from '../registrations/proof-of-work';
 import { registrationRoutes } from '../registrations/registration-routes';
 
 export interface ApiOptions {
   corsOrigins: string[];
+  proofOfWork: ProofOfWork | undefined;
   rateLimitPerMinute: number;
   now: () => Date;
 }
 
 /**
- * The JSON API, registered under /api: GET /api/health and POST /api/external-register. Its
+ * The JSON API, registered under /api: GET /api/health, POST /api/external-register and, with
+ * ALTCHA on, GET /api/altcha-challenge. Its
  * own scope, so that CORS (and its OPTIONS preflight route) never reaches the pages.
  */
 export const apiPlugin: FastifyPluginAsyncZod<ApiOptions> = async (
   api,
-  { corsOrigins, rateLimitPerMinute, now },
+  { corsOrigins, proofOfWork, rateLimitPerMinute, now },
 ) => {
   // An empty list still answers with Vary: Origin and never with an allow-origin header.
   await api.register(cors, { origin: corsOrigins, credentials: true, methods: ['POST'] });
@@ -38,6 +41,7 @@ export const apiPlugin: FastifyPluginAsyncZod<ApiOptions> = async (
   });
   await api.register(registrationRoutes, {
     repository: api.registrations,
+    proofOfWork,
     now,
     rateLimitPerMinute,
   });

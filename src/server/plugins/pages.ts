@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteAttribution } from '../../domain/notes';
+import { proofOfWorkMeta } from '../../domain/registration';
 import type { RenderedPage, RenderOptions, RenderPage } from '../../domain/render-contract';
 
 /**
@@ -28,6 +29,8 @@ export interface PagesOptions {
   siteUrl: string | undefined;
   /** The origin of link previews' absolute URLs; without it, the request's own. */
   publicUrl: string | undefined;
+  /** ALTCHA is on: the pages say so, and the form solves a challenge before it posts. */
+  proofOfWork: boolean;
 }
 
 const immutable = 'public, max-age=31536000, immutable';
@@ -108,8 +111,9 @@ async function serveBuiltFiles(app: FastifyInstance, webDir: string) {
  */
 export async function pagesPlugin(
   app: FastifyInstance,
-  { pages, siteUrl, publicUrl }: PagesOptions,
+  { pages, siteUrl, publicUrl, proofOfWork }: PagesOptions,
 ) {
+  const proofOfWorkTag = proofOfWork ? `<meta name="${proofOfWorkMeta}" content="on">` : '';
   // The form a page showed, until its response is sent and the visit can be counted.
   const formOf = new WeakMap<FastifyRequest, RouteAttribution>();
 
@@ -128,7 +132,7 @@ export async function pagesPlugin(
     if (form !== undefined) formOf.set(request, form);
     // Functions as replacements, so a '$&' in the page is not read as a pattern.
     const page = template
-      .replace('<!--app-head-->', () => head)
+      .replace('<!--app-head-->', () => head + proofOfWorkTag)
       .replace('<!--app-html-->', () => html);
     return reply
       .code(status)

@@ -1,7 +1,9 @@
+import { solveChallenge, type Challenge } from 'altcha-lib';
+import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import { describe, expect, it } from 'vitest';
 import { ar } from '../../domain/catalogue';
 import { buildNotes, type RouteAttribution } from '../../domain/notes';
-import { buildPayload, trapField } from '../../domain/registration';
+import { buildPayload, proofOfWorkMeta, trapField } from '../../domain/registration';
 import { buildTestApp, testBackends } from '../test-helpers';
 import { ipv6SitesShare } from './registration-routes';
 
@@ -227,6 +229,58 @@ describe.each(testBackends)('on $name', (backend) => {
       expect(ids.size).toBe(1);
       expect(await rows()).toHaveLength(1);
       expect((await rows())[0]?.id).toBe([...ids][0]);
+    });
+  });
+
+  describe('the proof-of-work challenge (ALTCHA_HMAC_KEY set)', () => {
+    const altchaEnv = { ALTCHA_HMAC_KEY: 'k'.repeat(32) };
+
+    /** What the form does: fetch a challenge, solve it, send it with the sign-up. */
+    async function solved(app: Awaited<ReturnType<typeof buildTestApp>>['app']) {
+      const response = await app.inject({ url: '/api/altcha-challenge' });
+      expect(response.statusCode).toBe(200);
+      const challenge = response.json<Challenge>();
+      const solution = await solveChallenge({ challenge, deriveKey });
+      return Buffer.from(JSON.stringify({ challenge, solution })).toString('base64');
+    }
+    const signUp = (app: Awaited<ReturnType<typeof buildTestApp>>['app'], altcha?: string) =>
+      app.inject({ method: 'POST', url, payload: { ...buildPayload(values, {}), altcha } });
+
+    it('stores a sign-up that carries a solved challenge, and refuses it spent', async () => {
+      const { app, rows } = await buildTestApp(backend, altchaEnv);
+      const page = await app.inject({ url: '/register/register-client' });
+      expect(page.body).toContain(`<meta name="${proofOfWorkMeta}" content="on">`);
+      const altcha = await solved(app);
+      expect((await signUp(app, altcha)).statusCode).toBe(201);
+      const again = await signUp(app, altcha);
+      expect(again.statusCode).toBe(400);
+      expect(again.json()).toEqual({ error: ar.errorChallenge });
+      expect(await rows()).toHaveLength(1);
+    });
+
+    it('refuses a sign-up without a solution, or with a forged one, storing nothing', async () => {
+      const { app, rows } = await buildTestApp(backend, altchaEnv);
+      const altcha = await solved(app);
+      const payload = JSON.parse(Buffer.from(altcha, 'base64').toString()) as {
+        solution: { derivedKey: string };
+      };
+      payload.solution.derivedKey = '0'.repeat(payload.solution.derivedKey.length);
+      const forged = Buffer.from(JSON.stringify(payload)).toString('base64');
+      for (const sent of [undefined, 'bm90IGpzb24=', forged]) {
+        const response = await signUp(app, sent);
+        expect(response.statusCode).toBe(400);
+        expect(response.json()).toEqual({ error: ar.errorChallenge });
+      }
+      expect(await rows()).toHaveLength(0);
+    });
+
+    it('is off without the key: no challenge route, sign-ups stored as ever', async () => {
+      const { app, rows } = await buildTestApp(backend);
+      const page = await app.inject({ url: '/register/register-client' });
+      expect(page.body).not.toContain(proofOfWorkMeta);
+      expect((await app.inject({ url: '/api/altcha-challenge' })).statusCode).toBe(404);
+      expect((await signUp(app)).statusCode).toBe(201);
+      expect(await rows()).toHaveLength(1);
     });
   });
 
