@@ -14,7 +14,7 @@ const connections = 50;
 const warmUpSeconds = 2;
 const seconds = 10;
 
-// Targets of issue 6.
+// The API's targets, relative to the bare server measured in the same run.
 const minThroughputRatio = 0.9;
 const maxP99Ratio = 1.5;
 const maxPeakRss = 150 * 1024 * 1024;

@@ -1,5 +1,5 @@
-// `npm run bench` (or `bench:page`, `bench:api`): builds, measures against the limits of
-// issue 6, prints one Markdown table and writes it to bench/results/latest.md.
+// `npm run bench` (or `bench:page`, `bench:api`): builds, measures against the performance
+// limits, prints one Markdown table and writes it to bench/results/latest.md.
 import { execFileSync } from 'node:child_process';
 import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';

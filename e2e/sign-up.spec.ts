@@ -18,7 +18,7 @@ async function submitAndWait(page: Page) {
   await page.getByRole('button', { name: ar.buttonSubmit }).click();
   await expect(page.getByRole('status')).toHaveText(ar.success);
   await expect(page.getByRole('alert')).toHaveText('');
-  // SPEC §4: the values are reset after success.
+  // docs/product.md §4: the values are reset after success.
   for (const field of [ar.fieldName, ar.fieldEmail, ar.fieldPhone]) {
     await expect(page.getByRole('textbox', { name: field })).toHaveValue('');
   }

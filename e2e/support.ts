@@ -9,7 +9,7 @@ import { waitForHydration } from './hydration';
 
 export { expect, waitForHydration };
 
-/** The apiBaseUrl-relative path of SPEC §7's one call. */
+/** The apiBaseUrl-relative path of the pages' one call (docs/product.md §7). */
 export const registerApi = '**/api/external-register';
 
 /** The brand the e2e build uses: playwright.config.ts sets VITE_BRAND empty, so the default. */

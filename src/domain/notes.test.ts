@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildNotes, parseNotes } from './notes';
 
-describe('notes text of SPEC §4', () => {
+describe('notes text of docs/product.md §4', () => {
   it.each([
     [
       'package and marketer',

@@ -13,7 +13,7 @@ const sourceText: Record<Source, string> = {
   general_link: ar.notesGeneralLink,
 };
 
-/** The notes text of SPEC §4: the one place it is built. */
+/** The notes text of docs/product.md §4: the one place it is built. */
 export function buildNotes({ packageName, marketerId }: RouteAttribution): string {
   const source = sourceText[marketerId === undefined ? 'general_link' : 'marketer_link'];
   return packageName === undefined

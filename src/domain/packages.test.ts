@@ -9,12 +9,12 @@ describe('package labels', () => {
     ['classic_portfolio', 'محفظة - كلاسيك'],
     ['economy_portfolio', 'محفظة - اقتصادي'],
     ['premium_portfolio', 'محفظة - بريميوم'],
-  ])('labels %s as COPY-AR says', (key, label) => {
+  ])('labels %s with its Arabic label', (key, label) => {
     expect(packageLabel(key)).toBe(label);
     expect(packageKeyOf(label)).toBe(key);
   });
 
-  it('knows exactly the six packages of SPEC §2', () => {
+  it('knows exactly the six packages of docs/product.md §2', () => {
     expect(packageKeys).toHaveLength(6);
     expect(Object.keys(packageLabels)).toEqual(packageKeys);
   });

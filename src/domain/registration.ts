@@ -18,7 +18,7 @@ const storable = (text: string) => !/[\p{Cc}\p{Cs}]/u.test(text);
 export const marketingIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /**
- * The one contract between the form and the server (SPEC §3 and §5). The e-mail rule is the
+ * The one contract between the form and the server (docs/product.md §3 and §5). The e-mail rule is the
  * HTML standard's, the same check the browser makes on type=email, so the two never disagree.
  */
 export const registrationSchema = z.strictObject({

@@ -20,7 +20,7 @@ export const fixtureInlineScript = "document.documentElement.dataset.started = '
 /** Its hash, worked out once with `openssl dgst -sha256 -binary | base64`. */
 export const fixtureInlineScriptHash = "'sha256-Va3vFmxxXReg5a9+3qghSkpKOPWSj0QdvO6PwUQoTQ8='";
 
-// The four form routes of SPEC §2, for the fixture's render (the pages' own matching is richer).
+// The four form routes of docs/product.md §2, for the fixture's render (the pages' own matching is richer).
 const fixtureFormRoutes =
   /^\/register\/(?:register-client(?:\/([^/]+)(?:\/([^/]+))?)?|marketer\/([^/]+))$/;
 

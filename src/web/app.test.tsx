@@ -8,7 +8,7 @@ import { renderApp } from './render-app';
 
 const freeTrialHeading = `${ar.headingPrefix} ${ar.headingFreeTrial}`;
 
-describe('the routes of SPEC §2', () => {
+describe('the routes of docs/product.md §2', () => {
   it.each([
     [
       'a package and a marketer',

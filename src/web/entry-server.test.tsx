@@ -24,7 +24,7 @@ describe('render, the contract with the server', () => {
     expect(page.html).toMatch(/<button type="submit" disabled="">/);
   });
 
-  it('renders every route of SPEC §2 with status 200', () => {
+  it('renders every route of docs/product.md §2 with status 200', () => {
     for (const url of [
       '/register/register-client/classic_reco',
       '/register/marketer/42',

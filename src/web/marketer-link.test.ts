@@ -5,7 +5,7 @@ import { brand } from './env';
 import { linkMarketerId, marketerLink, qrFileName, whatsAppShareUrl } from './marketer-link';
 import { basename, matchScreen } from './routes';
 
-describe('linkMarketerId: who may see the link page (SPEC §6)', () => {
+describe('linkMarketerId: who may see the link page (docs/product.md §6)', () => {
   it.each([
     ['a marketer with a numeric id', { role: 'marketing', id: 42 }, '42'],
     ['a team leader with a string id', { role: 'team_leader_marketing', id: 'm-7' }, 'm-7'],

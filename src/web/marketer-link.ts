@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { registrationPath } from '../domain/links';
 import type { PackageKey } from '../domain/packages';
 
-// SPEC §6: the only roles that may see their registration link.
+// docs/product.md §6: the only roles that may see their registration link.
 const storedUserSchema = z.object({
   role: z.enum(['marketing', 'team_leader_marketing']),
   id: z.pipe(
@@ -26,8 +26,8 @@ export function linkMarketerId(storedUser: string | null): string | null {
 }
 
 /**
- * A marketer's link: SPEC §9's {origin}/register/marketer/{marketerId} for the free trial (no
- * package), {origin}/register/register-client/{package}/{marketerId} for a package (issue 7).
+ * A marketer's link: {origin}/register/marketer/{marketerId} for the free trial (no package),
+ * {origin}/register/register-client/{package}/{marketerId} for a package (docs/product.md §2).
  * The path comes from the route table (../domain/links.ts), so the link opens the right form.
  */
 export function marketerLink(origin: string, marketerId: string, packageKey?: PackageKey): string {

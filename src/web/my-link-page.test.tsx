@@ -219,7 +219,7 @@ async function scanDrawnQrCode(link: string): Promise<string | undefined> {
   });
 }
 
-describe('the sharing kit of the link page (issue 7)', () => {
+describe('the sharing kit of the link page', () => {
   it('offers the free trial, picked first, and the six packages', () => {
     storeUser({ role: 'marketing', id: 42 });
     renderApp(path);

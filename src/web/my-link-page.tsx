@@ -43,7 +43,7 @@ export function MyLinkPage() {
 }
 
 function LinkCard({ marketerId }: { marketerId: string }) {
-  // No package means the free trial: the first link is SPEC's {origin}/register/marketer/{id}.
+  // No package means the free trial: the first link is {origin}/register/marketer/{id}.
   const [packageKey, setPackageKey] = useState<PackageKey>();
   const box = useRef<HTMLTextAreaElement>(null);
   const link = marketerLink(window.location.origin, marketerId, packageKey);
@@ -149,7 +149,7 @@ function QrCode({ link, fileName }: { link: string; fileName: string }) {
     let current = true;
     // Loaded only here, in its own chunk, so the form's JavaScript does not carry it. Drawn as
     // an SVG path: a canvas and its PNG encoding held the main thread for a long task, and an
-    // image painted late was the page's LCP (issue 6). The PNG is made for a download only.
+    // image painted late was the page's LCP. The PNG is made for a download only.
     import('qrcode')
       .then(({ create }) => qrCodePath(create(link).modules))
       .then(

@@ -4,7 +4,7 @@ import { apiBaseUrl } from './env';
 
 export type RegisterResult = { ok: true } | { ok: false; error: string };
 
-/** The one call the pages make (SPEC §7). It never throws: every failure becomes a message. */
+/** The one call the pages make (docs/product.md §7). It never throws: every failure becomes a message. */
 export async function registerClient(registration: Registration): Promise<RegisterResult> {
   try {
     const response = await fetch(`${apiBaseUrl}/api/external-register`, {
@@ -13,7 +13,7 @@ export async function registerClient(registration: Registration): Promise<Regist
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(registration),
     });
-    // SPEC §7: a successful answer's shape is not shown, so it is not read.
+    // The form needs nothing from a successful answer, so it is not read (docs/product.md §7).
     if (response.ok) return { ok: true };
     return { ok: false, error: await errorOf(response) };
   } catch {

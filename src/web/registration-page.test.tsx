@@ -50,7 +50,7 @@ function sentBody(fetch: ReturnType<typeof stubFetch>): unknown {
 }
 
 describe('the registration form', () => {
-  it('has the fields and buttons of SPEC §2', () => {
+  it('has the fields and buttons of docs/product.md §2', () => {
     renderApp('/register/register-client');
     expect(nameField()).toBeRequired();
     expect(nameField()).toHaveAttribute('autocomplete', 'name');

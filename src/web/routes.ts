@@ -3,7 +3,7 @@ import { basePath, formPaths, myLinkPath } from '../domain/links';
 import { packageLabel } from '../domain/packages';
 import { brand } from './env';
 
-// The route table is SPEC's, in ../domain/links.ts, where the links are built from it too.
+// The route table (docs/product.md §2) is in ../domain/links.ts, where the links are built from it too.
 export const basename = basePath;
 
 export type Screen =
@@ -22,7 +22,7 @@ export function formHeading(packageName: string | undefined): string {
 }
 
 // React Router's matching (matchRoutes) for these paths, without React Router: the client
-// bundle could not shed it (13 KB gzip of the form's 85 KB budget, issue 6). As there: the
+// bundle could not shed it (13 KB gzip of the form's 85 KB JavaScript budget). As there: the
 // query and hash are ignored, the basename and the paths match in any case, trailing slashes
 // do not count, and each segment is percent-decoded (the whole path stays as it came if one
 // segment is malformed), an encoded '/' included.

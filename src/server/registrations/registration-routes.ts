@@ -13,7 +13,7 @@ export interface RegistrationRoutesOptions {
   rateLimitPerMinute: number;
 }
 
-/** POST /api/external-register: SPEC §7's call, validated with the form's own schema. */
+/** POST /api/external-register: the pages' one call (docs/product.md §7), validated with the form's own schema. */
 export const registrationRoutes: FastifyPluginAsyncZod<RegistrationRoutesOptions> = async (
   app,
   { repository, now, rateLimitPerMinute },
