@@ -99,13 +99,13 @@ function signUps() {
   return (): RegistrationPayload => {
     count += 1;
     const packageName = packageKeys[count % packageKeys.length];
-    const marketerId = String(count % 97);
+    const marketingId = String(count % 97);
     return {
       name: `مشترك ${count}`,
       email: count % 3 === 0 ? `user${count}@example.com` : '',
       phone: `9665${String(count).padStart(8, '0')}`,
-      notes: buildNotes({ packageName, marketerId }),
-      marketing_id: marketerId,
+      notes: buildNotes({ packageName, marketingId }),
+      marketing_id: marketingId,
     };
   };
 }

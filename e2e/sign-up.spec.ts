@@ -1,16 +1,8 @@
 import type { Locator, Page } from '@playwright/test';
 import { ar } from '../src/domain/catalogue';
 import { packageLabels } from '../src/domain/packages';
-import {
-  arabicIndic,
-  arabicName,
-  expect,
-  open,
-  storedRows,
-  test,
-  uniquePhone,
-  type ExportedRow,
-} from './support';
+import type { RegistrationsTable } from '../src/server/db/schema';
+import { arabicIndic, arabicName, expect, open, storedRows, test, uniquePhone } from './support';
 
 // A sign-up through the real server into the real SQLite file, read back with `npm run export`.
 
@@ -27,7 +19,7 @@ async function submitAndWait(page: Page) {
 const routeKinds: {
   kind: string;
   path: string;
-  expected: Pick<ExportedRow, 'notes' | 'marketing_id' | 'package_key' | 'source'>;
+  expected: Pick<RegistrationsTable, 'notes' | 'marketing_id' | 'package_key' | 'source'>;
 }[] = [
   {
     kind: 'package and marketer',

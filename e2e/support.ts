@@ -108,13 +108,10 @@ export function recordPosts(page: Page) {
   };
 }
 
-/** A line of `npm run export -- --format jsonl`: a row of the table, field for field. */
-export type ExportedRow = RegistrationsTable;
-
 const run = promisify(execFile);
 
 /** Every stored row, read back the way an operator does: `npm run export -- --format jsonl`. */
-export async function exportRows(): Promise<ExportedRow[]> {
+export async function exportRows(): Promise<RegistrationsTable[]> {
   const databasePath = process.env.E2E_DATABASE_PATH;
   if (databasePath === undefined)
     throw new Error('E2E_DATABASE_PATH is set by playwright.config.ts');
@@ -124,22 +121,22 @@ export async function exportRows(): Promise<ExportedRow[]> {
   return stdout
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as ExportedRow);
+    .map((line) => JSON.parse(line) as RegistrationsTable);
 }
 
 /** The one stored row for a phone (each sign-up uses its own), failing unless there is one. */
-export async function storedRow(phone: string): Promise<ExportedRow> {
+export async function storedRow(phone: string): Promise<RegistrationsTable> {
   const [row] = await storedRows([phone]);
-  return row as ExportedRow;
+  return row as RegistrationsTable;
 }
 
 /** The stored rows for several phones with one export (each `npm run export` costs ~1 s). */
-export async function storedRows(phones: string[]): Promise<ExportedRow[]> {
+export async function storedRows(phones: string[]): Promise<RegistrationsTable[]> {
   const rows = await exportRows();
   return phones.map((phone) => {
     const matching = rows.filter((row) => row.phone === phone);
     expect(matching, `rows stored for ${phone}`).toHaveLength(1);
-    return matching[0] as ExportedRow;
+    return matching[0] as RegistrationsTable;
   });
 }
 

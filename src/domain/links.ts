@@ -8,9 +8,9 @@ export const basePath = '/register';
  * registrationPath builds them, so a link can only ever lead to a form.
  */
 export const formPaths = [
-  '/register-client/:packageName/:marketerId',
+  '/register-client/:packageName/:marketingId',
   '/register-client/:packageName',
-  '/marketer/:marketerId',
+  '/marketer/:marketingId',
   '/register-client',
 ] as const;
 
@@ -22,10 +22,10 @@ export const myLinkPath = '/my-registration-link';
  * marketer's free-trial link is /register/marketer/{id}, a package link adds the package
  * before the id. Each value is percent-encoded, a '/' included.
  */
-export function registrationPath({ packageName, marketerId }: RouteAttribution): string {
+export function registrationPath({ packageName, marketingId }: RouteAttribution): string {
   const pkg = packageName === undefined ? '' : `/${encodeURIComponent(packageName)}`;
-  const id = marketerId === undefined ? '' : `/${encodeURIComponent(marketerId)}`;
-  return packageName === undefined && marketerId !== undefined
+  const id = marketingId === undefined ? '' : `/${encodeURIComponent(marketingId)}`;
+  return packageName === undefined && marketingId !== undefined
     ? `${basePath}/marketer${id}`
     : `${basePath}/register-client${pkg}${id}`;
 }

@@ -12,7 +12,7 @@ describe('buildPayload', () => {
   const values = { name: 'سارة', email: 'sara@example.com', phone: '966512345678' };
 
   it('adds marketing_id only when the route names a marketer', () => {
-    expect(buildPayload(values, { packageName: 'economy_reco', marketerId: '7' })).toEqual({
+    expect(buildPayload(values, { packageName: 'economy_reco', marketingId: '7' })).toEqual({
       ...values,
       notes: 'مسجل في باقة توصيات - اقتصادي - تم التسجيل من رابط مسوق خارجي',
       marketing_id: '7',

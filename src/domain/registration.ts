@@ -52,6 +52,6 @@ export interface FormValues {
 /** The JSON body the form sends: marketing_id only when the route names a marketer. */
 export function buildPayload(values: FormValues, route: RouteAttribution): RegistrationPayload {
   const payload: RegistrationPayload = { ...values, notes: buildNotes(route) };
-  if (route.marketerId !== undefined) payload.marketing_id = route.marketerId;
+  if (route.marketingId !== undefined) payload.marketing_id = route.marketingId;
   return payload;
 }

@@ -4,7 +4,7 @@ import { ar } from '../domain/catalogue';
 import { packageKeys, packageLabels } from '../domain/packages';
 import { App } from './app';
 import { brand } from './env';
-import { renderApp } from './render-app';
+import { renderApp } from './test-helpers';
 
 const freeTrialHeading = `${ar.headingPrefix} ${ar.headingFreeTrial}`;
 

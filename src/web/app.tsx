@@ -1,8 +1,9 @@
 import { useEffect } from 'react';
 import { ar } from '../domain/catalogue';
+import { basePath } from '../domain/links';
 import { MyLinkPage } from './my-link-page';
 import { RegistrationPage } from './registration-page';
-import { basename, matchScreen } from './routes';
+import { matchScreen } from './routes';
 
 /**
  * The screen at `location` (its path, /register prefix included). Every link leaves the app,
@@ -11,7 +12,7 @@ import { basename, matchScreen } from './routes';
  * components cost 13 KB gzip of the form's 85 KB JavaScript budget; routes.ts still matches with its matcher).
  */
 export function App({ location }: { location: string }) {
-  const screen = matchScreen(location, basename);
+  const screen = matchScreen(location, basePath);
   const { title } = screen;
 
   // The server writes the first <title> into the head; this keeps it right if the screen changes.
@@ -21,7 +22,7 @@ export function App({ location }: { location: string }) {
 
   switch (screen.kind) {
     case 'form':
-      return <RegistrationPage packageName={screen.packageName} marketerId={screen.marketerId} />;
+      return <RegistrationPage packageName={screen.packageName} marketingId={screen.marketingId} />;
     case 'myLink':
       return <MyLinkPage />;
     case 'notFound':

@@ -14,7 +14,7 @@ describe('render, the contract with the server', () => {
     const label = packageLabels.premium_reco;
     expect(page.status).toBe(200);
     expect(page.head).toContain(`<title>${ar.titlePackage(label, brand)}</title>`);
-    expect(page.form).toEqual({ packageName: 'premium_reco', marketerId: '42' });
+    expect(page.form).toEqual({ packageName: 'premium_reco', marketingId: '42' });
     expect(page.html).toContain(`<h1 id="heading">${ar.headingPrefix} ${label}</h1>`);
     expect(page.html).not.toContain('<title');
   });
@@ -162,7 +162,7 @@ describe('link previews: the head WhatsApp, Telegram and X read without JavaScri
     expect(tags['og:description']).toBe(arPreview.descriptionPackage(hostile));
     expect(tags['og:title']).toBe(ar.titlePackage(hostile, brand));
     expect(tags['og:url']).toBe(
-      `https://x.example"><script>${registrationPath({ packageName: hostile, marketerId: '7' })}`,
+      `https://x.example"><script>${registrationPath({ packageName: hostile, marketingId: '7' })}`,
     );
   });
 });

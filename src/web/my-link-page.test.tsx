@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ar } from '../domain/catalogue';
 import { type PackageKey, packageKeys, packageLabels } from '../domain/packages';
 import { brand } from './env';
-import { renderApp } from './render-app';
+import { renderApp } from './test-helpers';
 
 const path = '/register/my-registration-link';
 

@@ -8,7 +8,7 @@ import {
   registrationSchema,
   type FormValues,
 } from '../domain/registration';
-import { registerClient } from './register-client';
+import { postRegistration } from './registration-api';
 import { formHeading } from './routes';
 
 type Field = keyof FormValues;
@@ -43,7 +43,7 @@ function typedBeforeHydration(): FormValues {
   return { name: typed('name'), email: typed('email'), phone: normalizePhone(typed('phone')) };
 }
 
-export function RegistrationPage({ packageName, marketerId }: RouteAttribution) {
+export function RegistrationPage({ packageName, marketingId }: RouteAttribution) {
   const [values, setValues] = useState(typedBeforeHydration);
   const [invalid, setInvalid] = useState<readonly Field[]>([]);
   const [error, setError] = useState('');
@@ -73,7 +73,7 @@ export function RegistrationPage({ packageName, marketerId }: RouteAttribution) 
     setError('');
     setSuccess('');
     setInvalid([]);
-    const parsed = registrationSchema.safeParse(buildPayload(values, { packageName, marketerId }));
+    const parsed = registrationSchema.safeParse(buildPayload(values, { packageName, marketingId }));
     if (!parsed.success) {
       const paths = parsed.error.issues.map((issue) => issue.path[0]);
       setInvalid(fields.filter((field) => paths.includes(field)));
@@ -81,7 +81,7 @@ export function RegistrationPage({ packageName, marketerId }: RouteAttribution) 
       return;
     }
     setSubmitting(true);
-    const result = await registerClient(parsed.data);
+    const result = await postRegistration(parsed.data);
     setSubmitting(false);
     if (result.ok) {
       setValues(emptyValues);

@@ -2,10 +2,12 @@ import { ar } from '../domain/catalogue';
 import type { Registration } from '../domain/registration';
 import { apiBaseUrl } from './env';
 
-export type RegisterResult = { ok: true } | { ok: false; error: string };
+export type PostRegistrationResult = { ok: true } | { ok: false; error: string };
 
 /** The one call the pages make (docs/product.md §7). It never throws: every failure becomes a message. */
-export async function registerClient(registration: Registration): Promise<RegisterResult> {
+export async function postRegistration(
+  registration: Registration,
+): Promise<PostRegistrationResult> {
   try {
     const response = await fetch(`${apiBaseUrl}/api/external-register`, {
       method: 'POST',
