@@ -165,7 +165,8 @@ async function loadRun(
           env: {
             ...store.ours,
             DIST_DIR: distDir,
-            // Production's default level: one line per request is part of what we measure.
+            // Production's default level, so whatever the server logs at info is measured too
+            // (requests themselves are not logged: app.ts sets disableRequestLogging).
             LOG_LEVEL: 'info',
             RATE_LIMIT_PER_MINUTE: '1000000000',
           },
