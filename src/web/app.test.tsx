@@ -69,6 +69,12 @@ describe('the routes of docs/product.md §2', () => {
     expect(document.title).toBe(ar.notFound);
   });
 
+  it('mark the document ready once rendered', () => {
+    delete document.documentElement.dataset.appReady;
+    renderApp('/register/register-client');
+    expect(document.documentElement).toHaveAttribute('data-app-ready', 'true');
+  });
+
   it('update the title when the screen changes', () => {
     const { rerender } = render(<App location="/register/register-client" />);
     expect(document.title).toBe(ar.titleGeneric(brand));

@@ -20,6 +20,12 @@ export function App({ location }: { location: string }) {
     document.title = title;
   }, [title]);
 
+  // The root's effects run once the whole tree is committed (hydrated, on a server page): from
+  // then on the app, not the browser's plain form handling, answers. Browser tests wait on it.
+  useEffect(() => {
+    document.documentElement.dataset.appReady = 'true';
+  }, []);
+
   switch (screen.kind) {
     case 'form':
       return <RegistrationPage packageName={screen.packageName} marketingId={screen.marketingId} />;
