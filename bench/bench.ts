@@ -1,12 +1,12 @@
-// `npm run bench` (or `bench:page`, `bench:api`): builds, measures against the limits of
-// issue 6, prints one Markdown table and writes it to bench/results/latest.md.
+// `npm run bench` (or `bench:page`, `bench:api`): builds, measures against the performance
+// limits, prints one Markdown table and writes it to bench/results/latest.md.
 import { execFileSync } from 'node:child_process';
 import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchApi, postgresDatabase, sqliteDatabase } from './api';
-import { chromePath } from './lighthouse';
+import { chromiumPath } from '../scripts/local-machine';
 import { benchPages } from './pages';
 import { markdownTable, type Row } from './table';
 
@@ -23,7 +23,7 @@ const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
 const log = (line: string) => console.error(`bench [${elapsed()}] ${line}`);
 
 function machine(): string {
-  const chromium = execFileSync(chromePath, ['--version'], { encoding: 'utf8' }).trim();
+  const chromium = execFileSync(chromiumPath, ['--version'], { encoding: 'utf8' }).trim();
   const [one, five] = loadavg().map((load) => load.toFixed(1));
   return (
     `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ` +

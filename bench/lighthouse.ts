@@ -6,8 +6,6 @@ import { chromium as playwright } from '@playwright/test';
 import lighthouse, { type Result } from 'lighthouse';
 import { chromiumArgs, chromiumPath } from '../scripts/local-machine';
 
-export const chromePath = chromiumPath;
-
 const chromeFlags = ['--headless', ...chromiumArgs];
 
 export interface Chromium {
@@ -26,7 +24,7 @@ export interface Chromium {
 export async function launchChromium(): Promise<Chromium> {
   const profile = await mkdtemp(join(tmpdir(), 'tasjeel-bench-chromium-'));
   const child = spawn(
-    chromePath,
+    chromiumPath,
     [...chromeFlags, '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );

@@ -13,7 +13,7 @@ import {
 
 // axe-core at WCAG 2.2 AA (wcag2a, wcag2aa, wcag21a, wcag21aa, wcag22aa) on every screen and
 // state, with 0 violations. The 404 is checked like the rest: it is plain text on purpose
-// (COPY-AR), and the rules that would ask for a heading or landmarks are axe best practices,
+// (docs/product.md §8), and the rules that would ask for a heading or landmarks are axe best practices,
 // not WCAG criteria, so they are outside these tags.
 
 const formPath = '/register/register-client/premium_reco/1001';

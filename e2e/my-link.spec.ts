@@ -2,7 +2,7 @@ import type { Page } from '@playwright/test';
 import { ar } from '../src/domain/catalogue';
 import { brand, expect, open, test } from './support';
 
-// SPEC §2 and §6: a marketer's link page. The logged-in user is whatever localStorage 'user'
+// docs/product.md §2 and §6: a marketer's link page. The logged-in user is whatever localStorage 'user'
 // holds, so each test stores it before any page script runs.
 
 const path = '/register/my-registration-link';

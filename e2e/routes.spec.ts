@@ -2,7 +2,7 @@ import { ar } from '../src/domain/catalogue';
 import { packageLabels } from '../src/domain/packages';
 import { brand, expect, open, test } from './support';
 
-// SPEC §2: every route, its heading and its page title, as the server renders and React keeps it.
+// docs/product.md §2: every route, its heading and its page title, as the server renders and React keeps it.
 const formRoutes = [
   {
     path: '/register/register-client/premium_reco/1001',

@@ -1,16 +1,8 @@
 import type { Locator, Page } from '@playwright/test';
 import { ar } from '../src/domain/catalogue';
 import { packageLabels } from '../src/domain/packages';
-import {
-  arabicIndic,
-  arabicName,
-  expect,
-  open,
-  storedRows,
-  test,
-  uniquePhone,
-  type ExportedRow,
-} from './support';
+import type { RegistrationsTable } from '../src/server/db/schema';
+import { arabicIndic, arabicName, expect, open, storedRows, test, uniquePhone } from './support';
 
 // A sign-up through the real server into the real SQLite file, read back with `npm run export`.
 
@@ -18,7 +10,7 @@ async function submitAndWait(page: Page) {
   await page.getByRole('button', { name: ar.buttonSubmit }).click();
   await expect(page.getByRole('status')).toHaveText(ar.success);
   await expect(page.getByRole('alert')).toHaveText('');
-  // SPEC §4: the values are reset after success.
+  // docs/product.md §4: the values are reset after success.
   for (const field of [ar.fieldName, ar.fieldEmail, ar.fieldPhone]) {
     await expect(page.getByRole('textbox', { name: field })).toHaveValue('');
   }
@@ -27,7 +19,7 @@ async function submitAndWait(page: Page) {
 const routeKinds: {
   kind: string;
   path: string;
-  expected: Pick<ExportedRow, 'notes' | 'marketing_id' | 'package_key' | 'source'>;
+  expected: Pick<RegistrationsTable, 'notes' | 'marketing_id' | 'package_key' | 'source'>;
 }[] = [
   {
     kind: 'package and marketer',

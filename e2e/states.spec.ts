@@ -2,7 +2,7 @@ import type { Page } from '@playwright/test';
 import { ar } from '../src/domain/catalogue';
 import { arabicName, expect, open, registerApi, storedRow, test, uniquePhone } from './support';
 
-// SPEC §4: idle, then submitting (button disabled and relabelled), then success or error.
+// docs/product.md §4: idle, then submitting (button disabled and relabelled), then success or error.
 
 const path = '/register/register-client/premium_reco/1001';
 const email = 'sara@example.com';

@@ -9,7 +9,7 @@ import { waitForHydration } from './hydration';
 
 export { expect, waitForHydration };
 
-/** The apiBaseUrl-relative path of SPEC §7's one call. */
+/** The apiBaseUrl-relative path of the pages' one call (docs/product.md §7). */
 export const registerApi = '**/api/external-register';
 
 /** The brand the e2e build uses: playwright.config.ts sets VITE_BRAND empty, so the default. */
@@ -108,13 +108,10 @@ export function recordPosts(page: Page) {
   };
 }
 
-/** A line of `npm run export -- --format jsonl`: a row of the table, field for field. */
-export type ExportedRow = RegistrationsTable;
-
 const run = promisify(execFile);
 
 /** Every stored row, read back the way an operator does: `npm run export -- --format jsonl`. */
-export async function exportRows(): Promise<ExportedRow[]> {
+export async function exportRows(): Promise<RegistrationsTable[]> {
   const databasePath = process.env.E2E_DATABASE_PATH;
   if (databasePath === undefined)
     throw new Error('E2E_DATABASE_PATH is set by playwright.config.ts');
@@ -124,22 +121,22 @@ export async function exportRows(): Promise<ExportedRow[]> {
   return stdout
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as ExportedRow);
+    .map((line) => JSON.parse(line) as RegistrationsTable);
 }
 
 /** The one stored row for a phone (each sign-up uses its own), failing unless there is one. */
-export async function storedRow(phone: string): Promise<ExportedRow> {
+export async function storedRow(phone: string): Promise<RegistrationsTable> {
   const [row] = await storedRows([phone]);
-  return row as ExportedRow;
+  return row as RegistrationsTable;
 }
 
 /** The stored rows for several phones with one export (each `npm run export` costs ~1 s). */
-export async function storedRows(phones: string[]): Promise<ExportedRow[]> {
+export async function storedRows(phones: string[]): Promise<RegistrationsTable[]> {
   const rows = await exportRows();
   return phones.map((phone) => {
     const matching = rows.filter((row) => row.phone === phone);
     expect(matching, `rows stored for ${phone}`).toHaveLength(1);
-    return matching[0] as ExportedRow;
+    return matching[0] as RegistrationsTable;
   });
 }
 
@@ -163,7 +160,9 @@ export async function axe(page: Page, screen: string, project: string) {
 
 /**
  * WCAG 2.x contrast ratio of an element's text against the first opaque background behind it,
- * from the computed colours (rgb/rgba as Chromium reports them).
+ * from the computed colours (rgb/rgba as Chromium reports them). Not axe's color-contrast rule:
+ * it takes joined Arabic letters for an icon font's ligature and leaves these lines out
+ * (inapplicable, no ratio), so it would pass without checking them.
  */
 export async function contrastRatio(page: Page, selector: string): Promise<number> {
   return page.locator(selector).evaluate((element) => {

@@ -1,7 +1,7 @@
 import { ar } from '../src/domain/catalogue';
 import { arabicName, expect, open, recordPosts, test, uniquePhone } from './support';
 
-// SPEC §5: a failed check sends nothing. Empty required fields and a malformed e-mail are
+// docs/product.md §5: a failed check sends nothing. Empty required fields and a malformed e-mail are
 // stopped by the browser's own constraint validation (the inputs are required and type=email);
 // a blank-looking name or a wrong phone reaches the app's check and shows the Arabic error.
 

@@ -225,14 +225,14 @@ const emailDomain = 'mail.example';
 export function signUp(i: number, phoneBase: number): RegistrationPayload {
   const name = `${firstNames[i % firstNames.length]} ${lastNames[(i >> 3) % lastNames.length]}`;
   const decorated = i % 5 === 0 ? `\u200f${name}` : i % 7 === 0 ? `${name} 🌙` : name;
-  const marketerId = i % 3 === 0 ? `m${i % 40}` : undefined;
+  const marketingId = i % 3 === 0 ? `m${i % 40}` : undefined;
   const packageName = i % 2 === 0 ? packageKeys[i % packageKeys.length] : undefined;
   return {
     name: decorated,
     ...(i % 2 === 0 ? { email: `lead.${i}@${emailDomain}` } : {}),
     phone: `9665${String(phoneBase + i).padStart(8, '0')}`,
-    notes: buildNotes({ packageName, marketerId }),
-    ...(marketerId === undefined ? {} : { marketing_id: marketerId }),
+    notes: buildNotes({ packageName, marketingId }),
+    ...(marketingId === undefined ? {} : { marketing_id: marketingId }),
   };
 }
 

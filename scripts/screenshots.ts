@@ -1,5 +1,5 @@
-// `npm run screenshots`: builds into a folder of its own, starts the production server on a
-// free port with a fresh SQLite file (as playwright.config.ts does), and saves a PNG of every
+// `npm run screenshots`: builds the pages into a folder of its own, starts the server from its
+// sources (src/server/main.ts through tsx) on a free port with a fresh SQLite file, and saves a PNG of every
 // screen and state, on a phone and on a desktop, into docs/screenshots/. Chromium is Debian's
 // (or CHROME_PATH).
 import { execSync, spawn } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Every product text, mirroring ../shared/spec/COPY-AR.md key for key. Tests import these
+// Every product text (docs/product.md §10, which names these keys). Tests import these
 // instead of retyping Arabic, so a wording change happens here and nowhere else.
 export const ar = {
   brandDefault: 'مزود الخدمة',
@@ -22,7 +22,7 @@ export const ar = {
   headingMyLink: 'رابط التسجيل الخاص بي',
   buttonCopy: 'نسخ الرابط',
   alertCopied: 'تم نسخ الرابط!',
-  // The sharing kit of the link page (issue 7); the free-trial pick reuses headingFreeTrial.
+  // The sharing kit of the link page; the free-trial pick reuses headingFreeTrial.
   fieldPackage: 'الباقة',
   altQrCode: 'رمز QR لرابط التسجيل',
   buttonDownloadQr: 'تنزيل رمز QR',
@@ -43,7 +43,7 @@ export const ar = {
   errorChallenge: 'تعذر التحقق من الطلب، يرجى إعادة المحاولة',
 } as const;
 
-// Link previews (issue 7): the description and Open Graph tags of the server-rendered head, and
+// Link previews: the description and Open Graph tags of the server-rendered head, and
 // the text of the preview image (scripts/og-image.ts). Only the server's render uses them, so
 // they are kept out of `ar`, which the pages' JavaScript carries whole.
 export const arPreview = {

@@ -1,31 +1,31 @@
 import type { RouteAttribution } from './notes';
 
-/** SPEC §1: the pages (and their assets) live under /register/. */
+/** docs/product.md §1: the pages (and their assets) live under /register/. */
 export const basePath = '/register';
 
 /**
- * SPEC §2's form routes, relative to basePath: the pages match them (src/web/routes.ts) and
+ * The form routes of docs/product.md §2, relative to basePath: the pages match them (src/web/routes.ts) and
  * registrationPath builds them, so a link can only ever lead to a form.
  */
 export const formPaths = [
-  '/register-client/:packageName/:marketerId',
+  '/register-client/:packageName/:marketingId',
   '/register-client/:packageName',
-  '/marketer/:marketerId',
+  '/marketer/:marketingId',
   '/register-client',
 ] as const;
 
-/** SPEC §2's link page, relative to basePath. */
+/** The link page of docs/product.md §2, relative to basePath. */
 export const myLinkPath = '/my-registration-link';
 
 /**
- * The path of the form for a package and a marketer, either or neither (SPEC §2, §9): a
+ * The path of the form for a package and a marketer, either or neither (docs/product.md §2, §9): a
  * marketer's free-trial link is /register/marketer/{id}, a package link adds the package
- * before the id (issue 7). Each value is percent-encoded, a '/' included.
+ * before the id. Each value is percent-encoded, a '/' included.
  */
-export function registrationPath({ packageName, marketerId }: RouteAttribution): string {
+export function registrationPath({ packageName, marketingId }: RouteAttribution): string {
   const pkg = packageName === undefined ? '' : `/${encodeURIComponent(packageName)}`;
-  const id = marketerId === undefined ? '' : `/${encodeURIComponent(marketerId)}`;
-  return packageName === undefined && marketerId !== undefined
+  const id = marketingId === undefined ? '' : `/${encodeURIComponent(marketingId)}`;
+  return packageName === undefined && marketingId !== undefined
     ? `${basePath}/marketer${id}`
     : `${basePath}/register-client${pkg}${id}`;
 }

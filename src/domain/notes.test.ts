@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { buildNotes, parseNotes } from './notes';
 
-describe('notes text of SPEC §4', () => {
+describe('notes text of docs/product.md §4', () => {
   it.each([
     [
       'package and marketer',
-      { packageName: 'premium_reco', marketerId: '42' },
+      { packageName: 'premium_reco', marketingId: '42' },
       'مسجل في باقة توصيات - بريميوم - تم التسجيل من رابط مسوق خارجي',
       { packageKey: 'premium_reco', source: 'marketer_link' },
     ],
     [
       'marketer only',
-      { marketerId: '42' },
+      { marketingId: '42' },
       'تم التسجيل من رابط مسوق خارجي',
       { packageKey: null, source: 'marketer_link' },
     ],

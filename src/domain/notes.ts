@@ -5,7 +5,7 @@ export type Source = 'marketer_link' | 'general_link';
 
 export interface RouteAttribution {
   packageName?: string;
-  marketerId?: string;
+  marketingId?: string;
 }
 
 const sourceText: Record<Source, string> = {
@@ -13,9 +13,9 @@ const sourceText: Record<Source, string> = {
   general_link: ar.notesGeneralLink,
 };
 
-/** The notes text of SPEC §4: the one place it is built. */
-export function buildNotes({ packageName, marketerId }: RouteAttribution): string {
-  const source = sourceText[marketerId === undefined ? 'general_link' : 'marketer_link'];
+/** The notes text of docs/product.md §4: the one place it is built. */
+export function buildNotes({ packageName, marketingId }: RouteAttribution): string {
+  const source = sourceText[marketingId === undefined ? 'general_link' : 'marketer_link'];
   return packageName === undefined
     ? source
     : `${ar.notesPackagePrefix} ${packageLabel(packageName)} - ${source}`;

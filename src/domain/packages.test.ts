@@ -1,22 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { packageKeyOf, packageKeys, packageLabel, packageLabels } from './packages';
+import { packageKeyOf, packageKeys, packageLabel } from './packages';
+
+const labelled = [
+  ['classic_reco', 'توصيات - كلاسيك'],
+  ['economy_reco', 'توصيات - اقتصادي'],
+  ['premium_reco', 'توصيات - بريميوم'],
+  ['classic_portfolio', 'محفظة - كلاسيك'],
+  ['economy_portfolio', 'محفظة - اقتصادي'],
+  ['premium_portfolio', 'محفظة - بريميوم'],
+] as const;
 
 describe('package labels', () => {
-  it.each([
-    ['classic_reco', 'توصيات - كلاسيك'],
-    ['economy_reco', 'توصيات - اقتصادي'],
-    ['premium_reco', 'توصيات - بريميوم'],
-    ['classic_portfolio', 'محفظة - كلاسيك'],
-    ['economy_portfolio', 'محفظة - اقتصادي'],
-    ['premium_portfolio', 'محفظة - بريميوم'],
-  ])('labels %s as COPY-AR says', (key, label) => {
+  it.each(labelled)('labels %s with its Arabic label', (key, label) => {
     expect(packageLabel(key)).toBe(label);
     expect(packageKeyOf(label)).toBe(key);
   });
 
-  it('knows exactly the six packages of SPEC §2', () => {
+  it('knows exactly the six packages of docs/product.md §9, in the order the picker shows', () => {
     expect(packageKeys).toHaveLength(6);
-    expect(Object.keys(packageLabels)).toEqual(packageKeys);
+    expect(packageKeys).toEqual(labelled.map(([key]) => key));
   });
 
   it('shows an unknown key as it came, and inherited names are not packages', () => {

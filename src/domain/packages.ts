@@ -15,7 +15,7 @@ function isPackageKey(key: string): key is PackageKey {
   return Object.hasOwn(packageLabels, key);
 }
 
-/** The Arabic label of a known package; an unknown key is shown as it came (SPEC §2). */
+/** The Arabic label of a known package; an unknown key is shown as it came (docs/product.md §2). */
 export function packageLabel(packageName: string): string {
   return isPackageKey(packageName) ? packageLabels[packageName] : packageName;
 }

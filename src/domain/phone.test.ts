@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { normalizePhone, phonePattern } from './phone';
 
-describe('the phone rule of SPEC §5', () => {
+describe('the phone rule of docs/product.md §5', () => {
   it('accepts 9665 and 8 digits', () => {
     expect(phonePattern.test('966512345678')).toBe(true);
   });

@@ -1,4 +1,4 @@
-/** SPEC §5 and §9: 9665 followed by 8 digits, 12 characters in all. */
+/** docs/product.md §5 and §9: 9665 followed by 8 digits, 12 characters in all. */
 export const phonePattern = /^9665\d{8}$/;
 export const phoneMaxLength = 12;
 
@@ -15,7 +15,7 @@ function toLatinDigits(text: string): string {
 /**
  * What people type on Arabic keyboards or paste from contacts, made into the form the rule
  * expects: Arabic-Indic and Persian digits become 0-9, spaces, dashes and a leading + or 00
- * go, and a local 05XXXXXXXX number becomes 9665XXXXXXXX. The rule itself stays SPEC §5's.
+ * go, and a local 05XXXXXXXX number becomes 9665XXXXXXXX. The rule itself stays that of docs/product.md §5.
  */
 export function normalizePhone(raw: string): string {
   const digits = toLatinDigits(raw)

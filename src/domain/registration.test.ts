@@ -13,7 +13,7 @@ describe('buildPayload', () => {
   const values = { name: 'سارة', email: 'sara@example.com', phone: '966512345678' };
 
   it('adds marketing_id only when the route names a marketer', () => {
-    expect(buildPayload(values, { packageName: 'economy_reco', marketerId: '7' })).toEqual({
+    expect(buildPayload(values, { packageName: 'economy_reco', marketingId: '7' })).toEqual({
       ...values,
       notes: 'مسجل في باقة توصيات - اقتصادي - تم التسجيل من رابط مسوق خارجي',
       marketing_id: '7',
@@ -63,9 +63,9 @@ describe('registrationSchema', () => {
   it('accepts every notes text the pages write, a later package key included', () => {
     for (const route of [
       {},
-      { marketerId: '7' },
+      { marketingId: '7' },
       { packageName: 'premium_reco' },
-      { packageName: 'gold_2', marketerId: '7' },
+      { packageName: 'gold_2', marketingId: '7' },
     ]) {
       expect(registrationSchema.safeParse({ ...valid, notes: buildNotes(route) }).success).toBe(
         true,

@@ -35,7 +35,7 @@ export const trapField = 'website';
 export const marketingIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /**
- * The one contract between the form and the server (SPEC §3 and §5). The e-mail rule is the
+ * The one contract between the form and the server (docs/product.md §3 and §5). The e-mail rule is the
  * HTML standard's, the same check the browser makes on type=email, so the two never disagree.
  */
 export const registrationSchema = z.strictObject({
@@ -83,6 +83,6 @@ export interface FormValues {
 /** The JSON body the form sends: marketing_id only when the route names a marketer. */
 export function buildPayload(values: FormValues, route: RouteAttribution): RegistrationPayload {
   const payload: RegistrationPayload = { ...values, notes: buildNotes(route) };
-  if (route.marketerId !== undefined) payload.marketing_id = route.marketerId;
+  if (route.marketingId !== undefined) payload.marketing_id = route.marketingId;
   return payload;
 }

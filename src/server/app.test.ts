@@ -108,7 +108,7 @@ describe.each(testBackends)('on $name', (backend) => {
   describe('the log', () => {
     it('never holds a name, phone number or e-mail, whatever the request', async () => {
       const { app, log } = await buildTestApp(backend, { LOG_LEVEL: 'trace' });
-      const valid = buildPayload({ name, email, phone }, { marketerId: '42' });
+      const valid = buildPayload({ name, email, phone }, { marketingId: '42' });
       const post = (payload: string, contentType = 'application/json') =>
         app.inject({
           method: 'POST',

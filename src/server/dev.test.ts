@@ -8,7 +8,8 @@ import { buildPayload } from '../domain/registration';
 import { startDevServer } from './dev';
 
 // `npm run dev` must answer every route of the product as production does, whatever the source
-// files are called: src/web/register-client.ts once shadowed /register/register-client.
+// files are called: a source file named like a route (src/web/register-client.ts, since
+// renamed) once shadowed /register/register-client.
 describe('the development server', () => {
   let dir: string;
   let origin: string;

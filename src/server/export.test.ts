@@ -24,7 +24,7 @@ const sara: StoredRegistration = {
   name: 'سارة',
   email: null,
   phone: '966512345678',
-  notes: buildNotes({ packageName: 'premium_reco', marketerId: '42' }),
+  notes: buildNotes({ packageName: 'premium_reco', marketingId: '42' }),
   marketingId: '42',
   packageKey: 'premium_reco',
   source: 'marketer_link',

@@ -96,7 +96,7 @@ const routeNotes = fc
     packageName: fc.option(fc.oneof(fc.constantFrom(...packageKeys), arabicWord, latinWord), {
       nil: undefined,
     }),
-    marketerId: fc.option(fc.string({ unit: alphanumeric, minLength: 1, maxLength: 10 }), {
+    marketingId: fc.option(fc.string({ unit: alphanumeric, minLength: 1, maxLength: 10 }), {
       nil: undefined,
     }),
   })

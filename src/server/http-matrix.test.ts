@@ -22,7 +22,7 @@ let phones = 0;
 const signUp = () =>
   buildPayload(
     { name: 'سارة المطيري', email: '', phone: `9665${String(10_000_000 + (phones += 1))}` },
-    { packageName: 'premium_reco', marketerId: '42' },
+    { packageName: 'premium_reco', marketingId: '42' },
   );
 
 type App = Awaited<ReturnType<typeof buildTestApp>>['app'];

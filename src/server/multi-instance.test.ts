@@ -110,14 +110,14 @@ describe.runIf(testDatabaseUrl !== undefined && testRedisUrl !== undefined)(
       // its own (so the limit stays out of the way); every fourth is the same sign-up.
       const duplicate = buildPayload(
         { name: 'سارة', email: '', phone: '966599999999' },
-        { packageName: 'premium_reco', marketerId: '42' },
+        { packageName: 'premium_reco', marketingId: '42' },
       );
       const sent = Array.from({ length: 200 }, (_, i) =>
         i % 4 === 0
           ? duplicate
           : buildPayload(
               { name: `عميل ${i}`, email: '', phone: phoneOf(i) },
-              i % 3 === 0 ? { packageName: 'classic_reco', marketerId: `m${i % 7}` } : {},
+              i % 3 === 0 ? { packageName: 'classic_reco', marketingId: `m${i % 7}` } : {},
             ),
       );
       const answers = await Promise.all(

@@ -132,7 +132,7 @@ describe.each(testBackends)('on $name', (backend) => {
       const agent = 'Mozilla/5.0 (Linux; Android 14) Chrome/126.0 Mobile';
       const visit = (url: string, remoteAddress: string) =>
         app.inject({ url, remoteAddress, headers: { 'user-agent': agent } });
-      const signUp = (phone: string, route: { packageName?: string; marketerId?: string }) =>
+      const signUp = (phone: string, route: { packageName?: string; marketingId?: string }) =>
         app.registrations.register(
           registrationSchema.parse(buildPayload({ name: 'سارة', email: '', phone }, route)),
           clock.now,
@@ -140,7 +140,7 @@ describe.each(testBackends)('on $name', (backend) => {
 
       // On 1 March, before --since: marketer 42's package link, seen once and signed up.
       await visit('/register/register-client/premium_reco/42', '198.51.100.1');
-      await signUp('966500000001', { packageName: 'premium_reco', marketerId: '42' });
+      await signUp('966500000001', { packageName: 'premium_reco', marketingId: '42' });
       clock.now = new Date('2025-03-02T09:00:00Z');
       // On 2 March: the same link, four visitors (one reloads: counted once), two sign-ups; a
       // general form.
@@ -148,11 +148,11 @@ describe.each(testBackends)('on $name', (backend) => {
         await visit('/register/register-client/premium_reco/42', address);
       }
       await visit('/register/register-client/premium_reco/42', '198.51.100.4');
-      await signUp('966500000002', { packageName: 'premium_reco', marketerId: '42' });
-      await signUp('966500000003', { packageName: 'premium_reco', marketerId: '42' });
+      await signUp('966500000002', { packageName: 'premium_reco', marketingId: '42' });
+      await signUp('966500000003', { packageName: 'premium_reco', marketingId: '42' });
       await visit('/register/register-client', '198.51.100.9');
       // Marketer 7's free-trial link brought a sign-up but no counted visit.
-      await signUp('966500000004', { marketerId: '7' });
+      await signUp('966500000004', { marketingId: '7' });
       await app.close();
 
       let table = '';

@@ -20,7 +20,7 @@ export const fixtureInlineScript = "document.documentElement.dataset.started = '
 /** Its hash, worked out once with `openssl dgst -sha256 -binary | base64`. */
 export const fixtureInlineScriptHash = "'sha256-Va3vFmxxXReg5a9+3qghSkpKOPWSj0QdvO6PwUQoTQ8='";
 
-// The four form routes of SPEC §2, for the fixture's render (the pages' own matching is richer).
+// The four form routes of docs/product.md §2, for the fixture's render (the pages' own matching is richer).
 const fixtureFormRoutes =
   /^\/register\/(?:register-client(?:\/([^/]+)(?:\/([^/]+))?)?|marketer\/([^/]+))$/;
 
@@ -55,9 +55,9 @@ export async function writeFixtureBuild(distDir: string): Promise<void> {
       const path = url.split('?')[0];
       const form = ${fixtureFormRoutes}.exec(path);
       if (form) {
-        const [, packageName, marketerId = form[3]] = form.map((p) => p && decodeURIComponent(p));
+        const [, packageName, marketingId = form[3]] = form.map((p) => p && decodeURIComponent(p));
         const head = ${JSON.stringify(fixtureHead)} + fixtureOgUrl(origin + path);
-        return { html: ${JSON.stringify(fixtureForm)}, head, status: 200, form: { packageName, marketerId } };
+        return { html: ${JSON.stringify(fixtureForm)}, head, status: 200, form: { packageName, marketingId } };
       }
       return { html: ${JSON.stringify(ar.notFound)}, head: '', status: 404 };
     }
@@ -66,9 +66,6 @@ export async function writeFixtureBuild(distDir: string): Promise<void> {
     }\n`,
   );
 }
-
-/** A registrations row as the database holds it, read past the repository to check it. */
-export type StoredRow = RegistrationsTable;
 
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined;
 export const testRedisUrl = process.env.TEST_REDIS_URL || undefined;
@@ -111,7 +108,7 @@ export interface TestDatabase {
   /** A DATABASE_URL for the app, the export or a server process. */
   url: string;
   /** Every stored row, read through a connection of its own rather than the app's. */
-  rows(): Promise<StoredRow[]>;
+  rows(): Promise<RegistrationsTable[]>;
   /** Removes the database; call once whatever used it is closed. */
   drop(): Promise<void>;
 }
@@ -134,7 +131,9 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
       async rows() {
         const db = new SqliteDatabase(file, { readonly: true });
         try {
-          return db.prepare('select * from registrations order by created_at').all() as StoredRow[];
+          return db
+            .prepare('select * from registrations order by created_at')
+            .all() as RegistrationsTable[];
         } finally {
           db.close();
         }
@@ -153,7 +152,7 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   return {
     url: url.href,
     async rows() {
-      const { rows } = await admin.query<StoredRow>(
+      const { rows } = await admin.query<RegistrationsTable>(
         `select * from ${schema}.registrations order by created_at`,
       );
       return rows;

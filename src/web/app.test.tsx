@@ -4,11 +4,11 @@ import { ar } from '../domain/catalogue';
 import { packageKeys, packageLabels } from '../domain/packages';
 import { App } from './app';
 import { brand } from './env';
-import { renderApp } from './render-app';
+import { renderApp } from './test-helpers';
 
 const freeTrialHeading = `${ar.headingPrefix} ${ar.headingFreeTrial}`;
 
-describe('the routes of SPEC §2', () => {
+describe('the routes of docs/product.md §2', () => {
   it.each([
     [
       'a package and a marketer',
@@ -76,6 +76,12 @@ describe('the routes of SPEC §2', () => {
       `<main class="page" dir="ltr" lang="en">${ar.notFound}</main>`,
     );
     expect(document.title).toBe(ar.notFound);
+  });
+
+  it('mark the document ready once rendered', () => {
+    delete document.documentElement.dataset.appReady;
+    renderApp('/register/register-client');
+    expect(document.documentElement).toHaveAttribute('data-app-ready', 'true');
   });
 
   it('update the title when the screen changes', () => {

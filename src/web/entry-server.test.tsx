@@ -14,7 +14,7 @@ describe('render, the contract with the server', () => {
     const label = packageLabels.premium_reco;
     expect(page.status).toBe(200);
     expect(page.head).toContain(`<title>${ar.titlePackage(label, brand)}</title>`);
-    expect(page.form).toEqual({ packageName: 'premium_reco', marketerId: '42' });
+    expect(page.form).toEqual({ packageName: 'premium_reco', marketingId: '42' });
     expect(page.html).toContain(`<h1 id="heading">${ar.headingPrefix} ${label}</h1>`);
     expect(page.html).not.toContain('<title');
   });
@@ -24,7 +24,7 @@ describe('render, the contract with the server', () => {
     expect(page.html).toMatch(/<button type="submit" disabled="">/);
   });
 
-  it('renders every route of SPEC §2 with status 200', () => {
+  it('renders every route of docs/product.md §2 with status 200', () => {
     for (const url of [
       '/register/register-client/classic_reco',
       '/register/marketer/42',
@@ -165,7 +165,7 @@ describe('link previews: the head WhatsApp, Telegram and X read without JavaScri
       // Every tag is whole: as many meta tags as the strict pattern reads.
       expect(head.match(/<meta /g)).toHaveLength(Object.keys(previewTags(head)).length - 1);
       expect(previewTags(head)['og:url']).toBe(
-        `https://x.example"><script>${registrationPath({ packageName, marketerId: '7' })}`,
+        `https://x.example"><script>${registrationPath({ packageName, marketingId: '7' })}`,
       );
     }
     const known = previewTags(render('/register/register-client/gold_plan/7', { origin }).head);

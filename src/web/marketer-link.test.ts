@@ -1,17 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { ar } from '../domain/catalogue';
+import { basePath } from '../domain/links';
 import { packageKeys, packageLabels } from '../domain/packages';
 import { brand } from './env';
-import { linkMarketerId, marketerLink, qrFileName, whatsAppShareUrl } from './marketer-link';
-import { basename, matchScreen } from './routes';
+import { linkMarketingId, marketerLink, qrFileName, whatsAppShareUrl } from './marketer-link';
+import { matchScreen } from './routes';
 
-describe('linkMarketerId: who may see the link page (SPEC §6)', () => {
+describe('linkMarketingId: who may see the link page (docs/product.md §6)', () => {
   it.each([
     ['a marketer with a numeric id', { role: 'marketing', id: 42 }, '42'],
     ['a team leader with a string id', { role: 'team_leader_marketing', id: 'm-7' }, 'm-7'],
     ['a marketer with other fields', { role: 'marketing', id: 3, name: 'x', token: 't' }, '3'],
   ])('lets in %s', (_, user, id) => {
-    expect(linkMarketerId(JSON.stringify(user))).toBe(id);
+    expect(linkMarketingId(JSON.stringify(user))).toBe(id);
   });
 
   it.each([
@@ -25,7 +26,7 @@ describe('linkMarketerId: who may see the link page (SPEC §6)', () => {
     ['an empty id', JSON.stringify({ role: 'marketing', id: ' ' })],
     ['an id that is not a string or number', JSON.stringify({ role: 'marketing', id: [1] })],
   ])('refuses %s', (_, storedUser) => {
-    expect(linkMarketerId(storedUser)).toBeNull();
+    expect(linkMarketingId(storedUser)).toBeNull();
   });
 });
 
@@ -49,10 +50,10 @@ describe('marketerLink', () => {
     'opens the form of its pick (%s) for its marketer',
     (key) => {
       const { pathname } = new URL(marketerLink('https://example.com', 'a/b c', key));
-      expect(matchScreen(pathname, basename)).toEqual({
+      expect(matchScreen(pathname, basePath)).toEqual({
         kind: 'form',
         packageName: key,
-        marketerId: 'a/b c',
+        marketingId: 'a/b c',
         title:
           key === undefined ? ar.titleGeneric(brand) : ar.titlePackage(packageLabels[key], brand),
       });

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { registrationPath } from '../domain/links';
 import type { PackageKey } from '../domain/packages';
 
-// SPEC §6: the only roles that may see their registration link.
+// docs/product.md §6: the only roles that may see their registration link.
 const storedUserSchema = z.object({
   role: z.enum(['marketing', 'team_leader_marketing']),
   id: z.pipe(
@@ -15,7 +15,7 @@ const storedUserSchema = z.object({
  * The one place that decides who may see the link page: the raw localStorage 'user' value
  * gives the marketer's id, or null for no user, malformed JSON, another role or no id.
  */
-export function linkMarketerId(storedUser: string | null): string | null {
+export function linkMarketingId(storedUser: string | null): string | null {
   if (storedUser === null) return null;
   try {
     const user = storedUserSchema.safeParse(JSON.parse(storedUser));
@@ -26,12 +26,12 @@ export function linkMarketerId(storedUser: string | null): string | null {
 }
 
 /**
- * A marketer's link: SPEC §9's {origin}/register/marketer/{marketerId} for the free trial (no
- * package), {origin}/register/register-client/{package}/{marketerId} for a package (issue 7).
+ * A marketer's link: {origin}/register/marketer/{marketingId} for the free trial (no package),
+ * {origin}/register/register-client/{package}/{marketingId} for a package (docs/product.md §2).
  * The path comes from the route table (../domain/links.ts), so the link opens the right form.
  */
-export function marketerLink(origin: string, marketerId: string, packageKey?: PackageKey): string {
-  return `${origin}${registrationPath({ packageName: packageKey, marketerId })}`;
+export function marketerLink(origin: string, marketingId: string, packageKey?: PackageKey): string {
+  return `${origin}${registrationPath({ packageName: packageKey, marketingId })}`;
 }
 
 /** WhatsApp's click-to-chat link: the app opens with the text ready and lets the user pick a chat. */
@@ -43,7 +43,7 @@ export function whatsAppShareUrl(text: string): string {
  * The downloaded QR code's name, tasjeel-{id}-{package or free-trial}.png; characters that a
  * file name cannot hold (or that would read as a folder) become '_'.
  */
-export function qrFileName(marketerId: string, packageKey?: PackageKey): string {
-  const id = marketerId.replace(/[^\p{L}\p{N}_-]/gu, '_');
+export function qrFileName(marketingId: string, packageKey?: PackageKey): string {
+  const id = marketingId.replace(/[^\p{L}\p{N}_-]/gu, '_');
   return `tasjeel-${id}-${packageKey ?? 'free-trial'}.png`;
 }

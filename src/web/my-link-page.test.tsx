@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ar } from '../domain/catalogue';
 import { type PackageKey, packageKeys, packageLabels } from '../domain/packages';
 import { brand } from './env';
-import { renderApp } from './render-app';
+import { renderApp } from './test-helpers';
 
 const path = '/register/my-registration-link';
 
@@ -219,7 +219,7 @@ async function scanDrawnQrCode(link: string): Promise<string | undefined> {
   });
 }
 
-describe('the sharing kit of the link page (issue 7)', () => {
+describe('the sharing kit of the link page', () => {
   it('offers the free trial, picked first, and the six packages', () => {
     storeUser({ role: 'marketing', id: 42 });
     renderApp(path);

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { ar } from '../domain/catalogue';
 import { type PackageKey, packageKeys, packageLabels } from '../domain/packages';
 import { brand } from './env';
-import { linkMarketerId, marketerLink, qrFileName, whatsAppShareUrl } from './marketer-link';
+import { linkMarketingId, marketerLink, qrFileName, whatsAppShareUrl } from './marketer-link';
 
 function subscribe(onChange: () => void) {
   window.addEventListener('storage', onChange);
@@ -30,23 +30,23 @@ export function MyLinkPage() {
   // Nothing until the client knows the user, so neither a link nor the refusal flashes.
   if (storedUser === undefined) return <main className="page" aria-busy="true" />;
 
-  const marketerId = linkMarketerId(storedUser);
+  const marketingId = linkMarketingId(storedUser);
   return (
     <main className="page">
-      {marketerId === null ? (
+      {marketingId === null ? (
         <p className="card">{ar.errorNotAuthorized}</p>
       ) : (
-        <LinkCard marketerId={marketerId} />
+        <LinkCard marketingId={marketingId} />
       )}
     </main>
   );
 }
 
-function LinkCard({ marketerId }: { marketerId: string }) {
-  // No package means the free trial: the first link is SPEC's {origin}/register/marketer/{id}.
+function LinkCard({ marketingId }: { marketingId: string }) {
+  // No package means the free trial: the first link is {origin}/register/marketer/{id}.
   const [packageKey, setPackageKey] = useState<PackageKey>();
   const box = useRef<HTMLTextAreaElement>(null);
-  const link = marketerLink(window.location.origin, marketerId, packageKey);
+  const link = marketerLink(window.location.origin, marketingId, packageKey);
   const label = packageKey === undefined ? undefined : packageLabels[packageKey];
   const invitation =
     label === undefined ? ar.shareInvitationFreeTrial : ar.shareInvitationPackage(label);
@@ -114,7 +114,7 @@ function LinkCard({ marketerId }: { marketerId: string }) {
           </button>
         )}
       </div>
-      <QrCode link={link} fileName={qrFileName(marketerId, packageKey)} />
+      <QrCode link={link} fileName={qrFileName(marketingId, packageKey)} />
     </div>
   );
 }
@@ -149,7 +149,7 @@ function QrCode({ link, fileName }: { link: string; fileName: string }) {
     let current = true;
     // Loaded only here, in its own chunk, so the form's JavaScript does not carry it. Drawn as
     // an SVG path: a canvas and its PNG encoding held the main thread for a long task, and an
-    // image painted late was the page's LCP (issue 6). The PNG is made for a download only.
+    // image painted late was the page's LCP. The PNG is made for a download only.
     import('qrcode')
       .then(({ create }) => qrCodePath(create(link).modules))
       .then(

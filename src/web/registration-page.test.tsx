@@ -7,7 +7,7 @@ import { ar } from '../domain/catalogue';
 import { buildNotes, type RouteAttribution } from '../domain/notes';
 import { proofOfWorkMeta, trapField } from '../domain/registration';
 import { apiBaseUrl } from './env';
-import { renderApp } from './render-app';
+import { renderApp } from './test-helpers';
 
 const validPhone = '966512345678';
 
@@ -53,7 +53,7 @@ function sentBody(fetch: ReturnType<typeof stubFetch>): unknown {
 }
 
 describe('the registration form', () => {
-  it('has the fields and buttons of SPEC §2', () => {
+  it('has the fields and buttons of docs/product.md §2', () => {
     renderApp('/register/register-client');
     expect(nameField()).toBeRequired();
     expect(nameField()).toHaveAttribute('autocomplete', 'name');
@@ -183,10 +183,10 @@ describe('the registration form', () => {
     [
       'a package and a marketer',
       '/register/register-client/premium_reco/42',
-      { packageName: 'premium_reco', marketerId: '42' },
+      { packageName: 'premium_reco', marketingId: '42' },
     ],
     ['a package', '/register/register-client/classic_reco', { packageName: 'classic_reco' }],
-    ['a marketer', '/register/marketer/m_7', { marketerId: 'm_7' }],
+    ['a marketer', '/register/marketer/m_7', { marketingId: 'm_7' }],
     ['neither', '/register/register-client', {}],
   ])('posts exactly the payload for %s', async (_, path, route) => {
     const fetch = stubFetch(created);
@@ -201,7 +201,7 @@ describe('the registration form', () => {
       headers: { 'content-type': 'application/json' },
       body: expect.any(String),
     });
-    const marketing = route.marketerId === undefined ? {} : { marketing_id: route.marketerId };
+    const marketing = route.marketingId === undefined ? {} : { marketing_id: route.marketingId };
     expect(sentBody(fetch)).toStrictEqual({
       name: 'Sara',
       email: 'sara@example.com',

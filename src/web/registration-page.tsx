@@ -10,7 +10,7 @@ import {
   type FormValues,
 } from '../domain/registration';
 import { proofOfWorkAsked, solveProofOfWork } from './proof-of-work';
-import { registerClient } from './register-client';
+import { postRegistration } from './registration-api';
 import { formHeading } from './routes';
 
 type Field = keyof FormValues;
@@ -45,7 +45,7 @@ function typedBeforeHydration(): FormValues {
   return { name: typed('name'), email: typed('email'), phone: normalizePhone(typed('phone')) };
 }
 
-export function RegistrationPage({ packageName, marketerId }: RouteAttribution) {
+export function RegistrationPage({ packageName, marketingId }: RouteAttribution) {
   const [values, setValues] = useState(typedBeforeHydration);
   const [invalid, setInvalid] = useState<readonly Field[]>([]);
   const [error, setError] = useState('');
@@ -82,7 +82,7 @@ export function RegistrationPage({ packageName, marketerId }: RouteAttribution) 
     setError('');
     setSuccess('');
     setInvalid([]);
-    const payload = buildPayload(values, { packageName, marketerId });
+    const payload = buildPayload(values, { packageName, marketingId });
     const trap = event.currentTarget.elements.namedItem(trapField);
     if (trap instanceof HTMLInputElement && trap.value !== '') payload[trapField] = trap.value;
     const parsed = registrationSchema.safeParse(payload);
@@ -97,7 +97,7 @@ export function RegistrationPage({ packageName, marketerId }: RouteAttribution) 
     // A challenge is spent by one sign-up: the next one solves its own.
     const altcha = await proof.current;
     proof.current = undefined;
-    const result = await registerClient(
+    const result = await postRegistration(
       altcha === undefined ? parsed.data : { ...parsed.data, altcha },
     );
     setSubmitting(false);

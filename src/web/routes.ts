@@ -1,13 +1,10 @@
 import { ar } from '../domain/catalogue';
-import { basePath, formPaths, myLinkPath } from '../domain/links';
+import { formPaths, myLinkPath } from '../domain/links';
 import { packageKeyPattern, packageLabel } from '../domain/packages';
 import { brand } from './env';
 
-// The route table is SPEC's, in ../domain/links.ts, where the links are built from it too.
-export const basename = basePath;
-
 export type Screen =
-  | { kind: 'form'; packageName?: string; marketerId?: string; title: string }
+  | { kind: 'form'; packageName?: string; marketingId?: string; title: string }
   | { kind: 'myLink'; title: string }
   | { kind: 'notFound'; title: string };
 
@@ -22,8 +19,8 @@ export function formHeading(packageName: string | undefined): string {
 }
 
 // React Router's matching (matchRoutes) for these paths, without React Router: the client
-// bundle could not shed it (13 KB gzip of the form's 85 KB budget, issue 6). As there: the
-// query and hash are ignored, the basename and the paths match in any case, trailing slashes
+// bundle could not shed it (13 KB gzip of the form's 85 KB JavaScript budget). As there: the
+// query and hash are ignored, the base path and the paths match in any case, trailing slashes
 // do not count, and each segment is percent-decoded (the whole path stays as it came if one
 // segment is malformed), an encoded '/' included.
 function stripBasename(pathname: string, base: string): string | undefined {
@@ -44,7 +41,7 @@ function decodePath(pathname: string): string {
   }
 }
 
-/** The route's parameters when `pathname` (decoded, basename stripped) matches `path`. */
+/** The route's parameters when `pathname` (decoded, base path stripped) matches `path`. */
 function matchPath(path: string, pathname: string): Record<string, string> | undefined {
   const parts = path.split('/');
   const segments = pathname.replace(/\/+$/, '').split('/');
@@ -73,10 +70,10 @@ export function matchScreen(location: string, base = '/'): Screen {
     for (const path of formPaths) {
       const params = matchPath(path, decoded);
       if (params === undefined) continue;
-      const { packageName, marketerId } = params;
+      const { packageName, marketingId } = params;
       // Any other text would be shown on the provider's page and in its link previews.
       if (packageName !== undefined && !packageKeyPattern.test(packageName)) break;
-      return { kind: 'form', packageName, marketerId, title: formTitle(packageName) };
+      return { kind: 'form', packageName, marketingId, title: formTitle(packageName) };
     }
   }
   return { kind: 'notFound', title: ar.notFound };

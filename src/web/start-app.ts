@@ -2,7 +2,7 @@
  * The page's only script tag, inlined into the built index.html by vite.config.ts as a classic
  * script (its text, so it must use nothing from outside this function). The server has rendered
  * the page, and its first paint must not wait for the app: a script requested before that paint
- * counts as a dependency of it, for a slow phone and for Lighthouse's simulation alike (issue 6).
+ * counts as a dependency of it, for a slow phone and for Lighthouse's simulation alike.
  * So the app's module script, whose URL the tag carries in data-src, is only added to the page
  * once the browser reports the first contentful paint.
  */

@@ -21,7 +21,7 @@ async function openRepository({ database: kind }: TestBackend) {
 const signUp = {
   name: 'سارة',
   phone: '966512345678',
-  notes: buildNotes({ packageName: 'premium_reco', marketerId: '42' }),
+  notes: buildNotes({ packageName: 'premium_reco', marketingId: '42' }),
   marketing_id: '42',
 };
 const now = new Date('2025-03-01T09:00:00.000Z');

@@ -29,12 +29,12 @@ describe.each(testBackends)('on $name', (backend) => {
     it.each<[string, RouteAttribution, string | null, string | null]>([
       [
         'package and marketer',
-        { packageName: 'premium_reco', marketerId: '42' },
+        { packageName: 'premium_reco', marketingId: '42' },
         'premium_reco',
         '42',
       ],
       ['package only', { packageName: 'economy_portfolio' }, 'economy_portfolio', null],
-      ['marketer only', { marketerId: 'm-7' }, null, 'm-7'],
+      ['marketer only', { marketingId: 'm-7' }, null, 'm-7'],
       ['neither', {}, null, null],
       ['an unknown package', { packageName: 'gold_plan' }, 'gold_plan', null],
     ])('from a %s link', async (_, route, packageKey, marketingId) => {
@@ -59,7 +59,7 @@ describe.each(testBackends)('on $name', (backend) => {
           notes: buildNotes(route),
           marketing_id: marketingId,
           package_key: packageKey,
-          source: route.marketerId === undefined ? 'general_link' : 'marketer_link',
+          source: route.marketingId === undefined ? 'general_link' : 'marketer_link',
         },
       ]);
     });
@@ -69,7 +69,7 @@ describe.each(testBackends)('on $name', (backend) => {
       const payload = {
         ...buildPayload(
           { ...values, name: '  سارة  ', email: 'sara@example.com' },
-          { marketerId: '9' },
+          { marketingId: '9' },
         ),
         marketing_id: 9,
       };
@@ -187,8 +187,8 @@ describe.each(testBackends)('on $name', (backend) => {
     it('is one registration: the repeat answers 201 with the first id, first marketer kept', async () => {
       const clock = manualClock();
       const { app, rows } = await buildTestApp(backend, {}, { now: clock.now });
-      const post = (marketerId: string) =>
-        app.inject({ method: 'POST', url, payload: buildPayload(values, { marketerId }) });
+      const post = (marketingId: string) =>
+        app.inject({ method: 'POST', url, payload: buildPayload(values, { marketingId }) });
 
       const first = await post('first');
       clock.advance(23 * hour);
@@ -219,7 +219,7 @@ describe.each(testBackends)('on $name', (backend) => {
 
     it('is one row when 20 identical requests arrive at once', async () => {
       const { app, rows } = await buildTestApp(backend);
-      const payload = buildPayload(values, { packageName: 'premium_reco', marketerId: '42' });
+      const payload = buildPayload(values, { packageName: 'premium_reco', marketingId: '42' });
       const responses = await Promise.all(
         Array.from({ length: 20 }, () => app.inject({ method: 'POST', url, payload })),
       );

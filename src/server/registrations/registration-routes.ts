@@ -19,7 +19,10 @@ export interface RegistrationRoutesOptions {
   rateLimitPerMinute: number;
 }
 
-/** POST /api/external-register (and GET /api/altcha-challenge when ALTCHA is on): SPEC §7's call, validated with the form's own schema. */
+/**
+ * POST /api/external-register, the pages' one call (docs/product.md §7), validated with the
+ * form's own schema; and GET /api/altcha-challenge when ALTCHA is on.
+ */
 export const registrationRoutes: FastifyPluginAsyncZod<RegistrationRoutesOptions> = async (
   app,
   { repository, proofOfWork, now, rateLimitPerMinute },

@@ -14,7 +14,7 @@ export const linkPreviewAgents =
 
 /** A served form page: whose link it was, and who asked. */
 export interface PageView {
-  marketerId?: string;
+  marketingId?: string;
   packageName?: string;
   ip: string;
   userAgent: string | undefined;
@@ -120,19 +120,19 @@ export function createVisitCounter(
   timer.unref();
 
   return {
-    record({ marketerId, packageName, ip, userAgent = '' }) {
+    record({ marketingId, packageName, ip, userAgent = '' }) {
       if (linkPreviewAgents.test(userAgent)) return;
       // Only a link that could have brought a sign-up: ids of any other shape fill the table
       // (and once stopped PostgreSQL's whole batch), and no marketer could own them.
-      if (marketerId !== undefined && !marketingIdPattern.test(marketerId)) return;
+      if (marketingId !== undefined && !marketingIdPattern.test(marketingId)) return;
       if (packageName !== undefined && !packageKeyPattern.test(packageName)) return;
       const day = now().toISOString().slice(0, 10);
       const agent = userAgent.slice(0, maxUserAgentLength);
-      const key = JSON.stringify([day, marketerId, packageName, ip, agent]);
+      const key = JSON.stringify([day, marketingId, packageName, ip, agent]);
       if (pending.has(key)) return;
       pending.set(key, {
         day,
-        marketingId: marketerId ?? null,
+        marketingId: marketingId ?? null,
         // As a registration stores it (through its notes), so that the report can join them.
         packageKey: packageName === undefined ? null : packageKeyOf(packageLabel(packageName)),
         ip,

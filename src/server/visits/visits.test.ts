@@ -226,8 +226,8 @@ describe.each(testBackends)('on $name', (backend) => {
         log: app.log,
       });
       try {
-        for (const marketerId of ['1', 'refused', '2']) {
-          counter.record({ marketerId, ip, userAgent: phone });
+        for (const marketingId of ['1', 'refused', '2']) {
+          counter.record({ marketingId, ip, userAgent: phone });
         }
         await counter.close();
         const totalsByMarketer = (await stored.totals()).map((row) => row.marketingId).sort();

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Page visits of the form routes (issue 7): one row per day, link and visitor, counting that
+// Page visits of the form routes (docs/marketer-kit.md): one row per day, link and visitor, counting that
 // visitor's page views. '' stands for "no marketer" and "no package" (the free trial), because
 // a key with a NULL in it never conflicts, and the upsert needs it to. visitor_hash is an HMAC
 // of IP and user agent under that day's salt; the salt is deleted after the next day.

@@ -2,10 +2,12 @@ import { ar } from '../domain/catalogue';
 import type { Registration } from '../domain/registration';
 import { apiBaseUrl } from './env';
 
-export type RegisterResult = { ok: true } | { ok: false; error: string };
+export type PostRegistrationResult = { ok: true } | { ok: false; error: string };
 
-/** The one call the pages make (SPEC §7). It never throws: every failure becomes a message. */
-export async function registerClient(registration: Registration): Promise<RegisterResult> {
+/** The one call the pages make (docs/product.md §7). It never throws: every failure becomes a message. */
+export async function postRegistration(
+  registration: Registration,
+): Promise<PostRegistrationResult> {
   try {
     const response = await fetch(`${apiBaseUrl}/api/external-register`, {
       method: 'POST',
@@ -13,7 +15,7 @@ export async function registerClient(registration: Registration): Promise<Regist
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(registration),
     });
-    // SPEC §7: a successful answer's shape is not shown, so it is not read.
+    // The form needs nothing from a successful answer, so it is not read (docs/product.md §7).
     if (response.ok) return { ok: true };
     return { ok: false, error: await errorOf(response) };
   } catch {
