@@ -16,6 +16,7 @@ export default defineConfig({
         },
       },
       { extends: true, test: { name: 'server', include: ['src/server/**/*.test.ts'] } },
+      { extends: true, test: { name: 'scripts', include: ['scripts/**/*.test.ts'] } },
     ],
   },
 });
