@@ -16,8 +16,8 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 
 /**
  * The pages as the server tests' writeFixtureBuild makes them (a template with both slots and
- * a render module), written here because test-helpers.ts needs Vitest to import. The pages are
- * not what these runs measure, and this spares them `npm run build`.
+ * a render module), written here because testing/server-test-helpers.ts needs Vitest to
+ * import. The pages are not what these runs measure, and this spares them `npm run build`.
  */
 async function writeFixturePages(distDir: string): Promise<void> {
   await mkdir(join(distDir, 'web'), { recursive: true });

@@ -6,7 +6,7 @@ import { buildNotes } from '../domain/notes';
 import { buildPayload } from '../domain/registration';
 import { exportFields, formatRegistrations, runExport } from './export';
 import type { StoredRegistration } from './registrations/registration-repository';
-import { buildTestApp, testBackends } from './test-helpers';
+import { buildTestApp, testBackends } from '../../testing/server-test-helpers';
 
 const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
 const run = promisify(execFile);

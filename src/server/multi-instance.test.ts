@@ -11,7 +11,7 @@ import {
   testRedisUrl,
   testRedisUrlWithPrefix,
   writeFixtureBuild,
-} from './test-helpers';
+} from '../../testing/server-test-helpers';
 
 // Two real server processes (`tsx src/server/main.ts`) on one PostgreSQL schema and one Redis
 // key prefix, as docs/deploying.md describes: what no in-process test can show.
