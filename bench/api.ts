@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import BetterSqlite3 from 'better-sqlite3';
@@ -5,8 +6,7 @@ import pg from 'pg';
 import { buildNotes } from '../src/domain/notes';
 import { packageKeys } from '../src/domain/packages';
 import type { RegistrationPayload } from '../src/domain/registration';
-import { serverNodeArgs } from '../scripts/build-server';
-import { startChildServer } from './child-server';
+import { startServerProcess } from '../testing/server-process';
 import { median } from './lighthouse';
 import { ms, row, times, type Row } from './table';
 
@@ -149,6 +149,14 @@ async function load(origin: string, duration: number, nextSignUp: () => Registra
   return { result, ids };
 }
 
+/** The largest resident set a process has had so far (VmHWM), in bytes. */
+function peakRssBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kilobytes = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
+  if (kilobytes === undefined) throw new Error(`no VmHWM for pid ${pid}`);
+  return Number(kilobytes) * 1024;
+}
+
 async function loadRun(
   target: Target,
   database: BenchDatabase,
@@ -157,12 +165,11 @@ async function loadRun(
   scratch: string,
 ): Promise<LoadRun> {
   const store = await database.prepare(run);
-  const server = await startChildServer(
+  const server = await startServerProcess(
     target === 'ours'
       ? {
           // What `npm start` runs.
           entry: join(distDir, 'server', 'main.js'),
-          nodeArgs: serverNodeArgs,
           env: {
             ...store.ours,
             DIST_DIR: distDir,
@@ -172,7 +179,6 @@ async function loadRun(
             RATE_LIMIT_PER_MINUTE: '1000000000',
           },
           logFile: join(scratch, `${run}.log`),
-          readyPath: '/api/health',
         }
       : {
           entry: 'bench/bare-server.ts',
@@ -188,7 +194,7 @@ async function loadRun(
   try {
     warmUp = await load(server.origin, warmUpSeconds, nextSignUp);
     measured = await load(server.origin, seconds, nextSignUp);
-    peakRss = server.peakRss();
+    peakRss = peakRssBytes(server.pid);
   } finally {
     await server.stop();
   }

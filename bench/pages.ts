@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import { serverNodeArgs } from '../scripts/build-server';
-import { startChildServer } from './child-server';
+import { startServerProcess } from '../testing/server-process';
 import { jsFreePath, writeJsFreePage } from './js-free-page';
 import { launchChromium, medianRun, runLighthouse, type LighthouseRun } from './lighthouse';
 import { encodings, weighPage, type Kind, type PageWeight } from './page-weight';
@@ -56,16 +55,14 @@ const kindNames: Record<Exclude<Kind, 'other'>, string> = {
  */
 export async function benchPages(distDir: string, scratch: string, log: (line: string) => void) {
   await writeJsFreePage(distDir, packageForm.path);
-  const server = await startChildServer({
+  const server = await startServerProcess({
     entry: join(distDir, 'server', 'main.js'),
-    nodeArgs: serverNodeArgs,
     env: {
       DATABASE_URL: `sqlite:${join(scratch, 'pages.db')}`,
       DIST_DIR: distDir,
       LOG_LEVEL: 'info',
     },
     logFile: join(scratch, 'pages-server.log'),
-    readyPath: '/api/health',
   });
   const runs = new Map<Screen, LighthouseRun[]>([limit, ...screens].map((s) => [s, []]));
   const chromium = await launchChromium().catch(async (error: unknown) => {

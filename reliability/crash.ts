@@ -3,6 +3,8 @@
 // exits 1 if any check fails.
 import { request as httpRequest, Agent } from 'node:http';
 import SqliteDatabase from 'better-sqlite3';
+import { shutdownLimitMs } from '../src/server/server-limits';
+import type { ServerProcess } from '../testing/server-process';
 import {
   finishRun,
   createReport,
@@ -15,13 +17,10 @@ import {
   tally,
   prepareRun,
   type Outcome,
-  type ServerProcess,
 } from './harness';
 
 const rounds = 6;
 const concurrency = 8;
-// main.ts exits by force 10 s after SIGTERM: the grace period the shutdown must stay within.
-const gracePeriodMs = 10_000;
 
 const { dir, distDir, databaseFile, logFile } = await prepareRun('crash');
 const started = performance.now();
@@ -203,7 +202,7 @@ report.figure(
   );
   report.figure(
     'SIGTERM: exit',
-    `code ${exit.code} after ${Math.round(exitMs)} ms (grace ${gracePeriodMs} ms)`,
+    `code ${exit.code} after ${Math.round(exitMs)} ms (grace ${shutdownLimitMs} ms)`,
   );
   report.check('SIGTERM: the half-sent request finished with 201', slowOutcome.status === 201);
   report.check(
@@ -226,7 +225,7 @@ report.figure(
   report.check('SIGTERM: no request was processed without an answer', processedUnanswered === 0);
   report.check(
     'SIGTERM: the process exited 0 within its grace period',
-    exit.code === 0 && exitMs < gracePeriodMs,
+    exit.code === 0 && exitMs < shutdownLimitMs,
   );
 }
 checkStored('after SIGTERM');

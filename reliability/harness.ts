@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request, type Agent } from 'node:http';
 import { join } from 'node:path';
@@ -7,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { buildNotes } from '../src/domain/notes';
 import { packageKeys } from '../src/domain/packages';
 import type { RegistrationPayload } from '../src/domain/registration';
-import { buildServer, serverNodeArgs } from '../scripts/build-server';
-import { freePort } from '../scripts/local-machine';
+import { buildServer } from '../scripts/build-server';
+import { startServerProcess, type ServerProcess } from '../testing/server-process';
 
 export const repoRoot = fileURLToPath(new URL('../', import.meta.url));
 export const registerPath = '/api/external-register';
@@ -17,8 +16,8 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 
 /**
  * The pages as the server tests' writeFixtureBuild makes them (a template with both slots and
- * a render module), written here because test-helpers.ts needs Vitest to import. The pages are
- * not what these runs measure, and this spares them `npm run build`.
+ * a render module), written here because testing/server-test-helpers.ts needs Vitest to
+ * import. The pages are not what these runs measure, and this spares them `npm run build`.
  */
 async function writeFixturePages(distDir: string): Promise<void> {
   await mkdir(join(distDir, 'web'), { recursive: true });
@@ -63,22 +62,6 @@ export async function prepareRun(name: string): Promise<RunFiles> {
   };
 }
 
-export interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  /** performance.now() when the process was seen to exit. */
-  at: number;
-}
-
-export interface ServerProcess {
-  child: ChildProcess;
-  pid: number;
-  port: number;
-  exited: Promise<Exit>;
-  /** ms from spawn until /api/health answered. */
-  startMs: number;
-}
-
 export interface ServerOptions {
   databaseFile: string;
   distDir: string;
@@ -97,24 +80,12 @@ const droppedVariables = [
   'RATE_LIMIT_PER_MINUTE',
 ];
 
-/**
- * The compiled server as `npm start` runs it, but without npm, which would run it in a child
- * process of its own: a SIGKILL of npm would leave the server running. Resolves once
- * /api/health answers.
- */
-export async function startServer(options: ServerOptions): Promise<ServerProcess> {
-  const port = await freePort();
-  const env: Record<string, string | undefined> = { ...process.env };
-  for (const name of droppedVariables) delete env[name];
-  const log = openSync(options.logFile, 'a');
-  const started = performance.now();
-  const entry = join(options.distDir, 'server', 'main.js');
-  const child = spawn(process.execPath, [...serverNodeArgs, entry], {
-    cwd: repoRoot,
+/** The compiled server as `npm start` runs it, on the run's own database and pages. */
+export function startServer(options: ServerOptions): Promise<ServerProcess> {
+  return startServerProcess({
+    entry: join(options.distDir, 'server', 'main.js'),
     env: {
-      ...env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
+      ...Object.fromEntries(droppedVariables.map((name) => [name, undefined])),
       DATABASE_URL: `sqlite:${options.databaseFile}`,
       DIST_DIR: options.distDir,
       LOG_LEVEL: 'info',
@@ -122,27 +93,8 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
       RATE_LIMIT_PER_MINUTE: '100000000',
       ...options.env,
     },
-    stdio: ['ignore', log, log],
+    logFile: options.logFile,
   });
-  closeSync(log);
-  const exited = new Promise<Exit>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal, at: performance.now() })),
-  );
-  let gone = false;
-  void exited.then(() => (gone = true));
-
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (gone) throw new Error(`the server exited at start; see ${options.logFile}`);
-    const outcome = await send({ port, method: 'GET', path: '/api/health', timeoutMs: 2_000 });
-    if (outcome.status === 200) break;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the server did not answer within 30 s; see ${options.logFile}`);
-    }
-    await sleep(50);
-  }
-  return { child, pid: child.pid!, port, exited, startMs: performance.now() - started };
 }
 
 export interface Outcome {

@@ -6,6 +6,7 @@ import { Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import SqliteDatabase from 'better-sqlite3';
 import { ar } from '../src/domain/catalogue';
+import { requestTimeoutMs, retryAfterSeconds } from '../src/server/server-limits';
 import {
   finishRun,
   createReport,
@@ -35,9 +36,7 @@ const burstOverCapacity = 2;
 const burstSockets = 200;
 const probeConnections = 50;
 const probeSeconds = 3;
-// The server's own requestTimeout (main.ts): a request still unanswered then has timed out.
-const requestTimeoutMs = 30_000;
-const retryAfter = '5';
+const retryAfter = String(retryAfterSeconds);
 
 const { dir, distDir, databaseFile, logFile } = await prepareRun('load');
 const started = performance.now();

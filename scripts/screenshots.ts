@@ -2,7 +2,7 @@
 // sources (src/server/main.ts through tsx) on a free port with a fresh SQLite file, and saves a PNG of every
 // screen and state, on a phone and on a desktop, into docs/screenshots/. Chromium is Debian's
 // (or CHROME_PATH).
-import { execSync, spawn } from 'node:child_process';
+import { execSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,8 @@ import { join, resolve } from 'node:path';
 import { chromium, type BrowserContextOptions, type Page } from '@playwright/test';
 import { waitForHydration } from '../e2e/hydration';
 import { ar } from '../src/domain/catalogue';
-import { chromiumArgs, freePort, requireChromium } from './local-machine';
+import { startServerProcess } from '../testing/server-process';
+import { chromiumArgs, requireChromium } from './local-machine';
 
 const outDir = 'docs/screenshots';
 const executablePath = requireChromium();
@@ -70,21 +71,6 @@ const states: Record<string, (page: Page) => Promise<void>> = {
   'not-found': (page) => open(page, '/register/no-such-page'),
 };
 
-async function waitForHealth(url: string, server: ReturnType<typeof spawn>) {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode}`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`the server did not answer ${url} within 60 s`);
-}
-
-const port = await freePort();
 const dataDir = mkdtempSync(join(tmpdir(), 'tasjeel-screenshots-'));
 // `npm run build`'s steps, into a build of this script's own (see playwright.config.ts).
 const distDir = resolve('node_modules/.cache/tasjeel-screenshots/dist');
@@ -93,26 +79,25 @@ execSync(
     `vite build --logLevel warn --outDir ${distDir}/web`,
     `vite build --logLevel warn --ssr entry-server.tsx --outDir ${distDir}/ssr`,
     `tsx scripts/compress.ts ${distDir}/web`,
+    `tsx scripts/build-server.ts ${distDir}/server`,
   ].join(' && '),
   { stdio: 'inherit', env: { ...process.env, VITE_BRAND: '', VITE_API_BASE_URL: '' } },
 );
-const baseURL = `http://127.0.0.1:${port}`;
-const server = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
-  stdio: ['ignore', 'inherit', 'inherit'],
+const server = await startServerProcess({
+  entry: `${distDir}/server/main.js`,
   env: {
-    ...process.env,
-    PORT: String(port),
-    HOST: '127.0.0.1',
     DATABASE_URL: `sqlite:${join(dataDir, 'screenshots.db')}`,
     LOG_LEVEL: 'warn',
     DIST_DIR: distDir,
     SITE_URL: '',
     REDIS_URL: '',
   },
+  // Beside the build, so that it outlives the scratch database.
+  logFile: resolve(distDir, '..', 'server.log'),
 });
+const baseURL = server.origin;
 
 try {
-  await waitForHealth(`${baseURL}/api/health`, server);
   mkdirSync(outDir, { recursive: true });
   const browser = await chromium.launch({
     executablePath,
@@ -134,10 +119,6 @@ try {
     await browser.close();
   }
 } finally {
-  if (server.exitCode === null) {
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await server.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

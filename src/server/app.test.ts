@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { buildPayload } from '../domain/registration';
 import { ar } from '../domain/catalogue';
-import { buildTestApp, testBackends } from './test-helpers';
+import { buildTestApp, testBackends } from '../../testing/server-test-helpers';
 
 const name = 'سارة المطيري';
 const phone = '966512345678';

@@ -12,7 +12,7 @@ import { pendingMigrations } from './db/migrate';
 import { loadConfig } from './env';
 import { csvCell, exportFields, formatRegistrations, runExport } from './export';
 import type { StoredRegistration } from './registrations/registration-repository';
-import { buildTestApp, testBackends } from './test-helpers';
+import { buildTestApp, testBackends } from '../../testing/server-test-helpers';
 
 const quiet = { out: () => {}, err: () => {} };
 const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');

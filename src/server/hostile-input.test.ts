@@ -9,7 +9,7 @@ import {
   registrationSchema,
   type RegistrationPayload,
 } from '../domain/registration';
-import { buildTestApp, testBackends } from './test-helpers';
+import { buildTestApp, testBackends } from '../../testing/server-test-helpers';
 
 // Property-based: fast-check generates the bodies from a fixed seed, so a failure replays
 // exactly. Every body goes through the whole HTTP pipeline (app.inject) of one app per test.

@@ -8,7 +8,7 @@ import {
   fixtureInlineScriptHash,
   testBackends,
   type TestBackend,
-} from './test-helpers';
+} from '../../testing/server-test-helpers';
 
 // The HTTP surface of the API as tables: one row per case, each table read top to bottom.
 // app.test.ts and registration-routes.test.ts hold the first cases of several of these

@@ -4,7 +4,12 @@ import SqliteDatabase from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ar } from '../domain/catalogue';
 import { buildPayload } from '../domain/registration';
-import { buildTestApp, sqliteBackend, testBackends, testDatabaseUrl } from './test-helpers';
+import {
+  buildTestApp,
+  sqliteBackend,
+  testBackends,
+  testDatabaseUrl,
+} from '../../testing/server-test-helpers';
 
 const url = '/api/external-register';
 const phoneOf = (n: number) => `96651234567${n}`;

@@ -8,7 +8,7 @@ import {
   fixtureOgUrl,
   fixtureScript,
   testBackends,
-} from './test-helpers';
+} from '../../testing/server-test-helpers';
 
 const asset = '/register/assets/app-abc123.js';
 

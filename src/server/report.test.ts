@@ -11,7 +11,7 @@ import {
   runReport,
   type ReportRow,
 } from './report';
-import { buildTestApp, testBackends } from './test-helpers';
+import { buildTestApp, testBackends } from '../../testing/server-test-helpers';
 
 const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
 const run = promisify(execFile);

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ar } from '../domain/catalogue';
 import { loadConfig } from './env';
-import { buildTestApp, sqliteBackend, testBackends } from './test-helpers';
+import { buildTestApp, sqliteBackend, testBackends } from '../../testing/server-test-helpers';
 
 // The findings of the security review (docs/security.md), each reproduced as the attack.
 

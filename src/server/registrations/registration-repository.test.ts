@@ -5,7 +5,11 @@ import { buildNotes } from '../../domain/notes';
 import { openDatabase } from '../db/database';
 import { migrateToLatest } from '../db/migrate';
 import { loadConfig } from '../env';
-import { createTestDatabase, testBackends, type TestBackend } from '../test-helpers';
+import {
+  createTestDatabase,
+  testBackends,
+  type TestBackend,
+} from '../../../testing/server-test-helpers';
 import { createRegistrationRepository } from './registration-repository';
 
 async function openRepository({ database: kind }: TestBackend) {

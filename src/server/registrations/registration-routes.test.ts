@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ar } from '../../domain/catalogue';
 import { buildNotes, type RouteAttribution } from '../../domain/notes';
 import { buildPayload, proofOfWorkMeta, trapField } from '../../domain/registration';
-import { buildTestApp, testBackends } from '../test-helpers';
+import { buildTestApp, testBackends } from '../../../testing/server-test-helpers';
 import { ipv6SitesShare } from './registration-routes';
 
 const url = '/api/external-register';

@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/database';
 import { loadConfig } from '../env';
 import { openRedis } from '../redis';
-import { buildTestApp, testBackends, testRedisUrlWithPrefix } from '../test-helpers';
+import {
+  buildTestApp,
+  testBackends,
+  testRedisUrlWithPrefix,
+} from '../../../testing/server-test-helpers';
 import { createVisitCounter, linkPreviewAgents } from './visit-counter';
 import { createVisitRepository, type VisitRepository } from './visit-repository';
 import { createVisitSalts } from './visit-salts';

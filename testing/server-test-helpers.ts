@@ -6,11 +6,11 @@ import { Writable } from 'node:stream';
 import SqliteDatabase from 'better-sqlite3';
 import { Client } from 'pg';
 import { onTestFinished } from 'vitest';
-import { compressDirectory } from '../../scripts/compress';
-import { ar } from '../domain/catalogue';
-import { buildApp, type BuildOptions } from './app';
-import { loadConfig, type Config } from './env';
-import type { RegistrationsTable } from './db/schema';
+import { compressDirectory } from '../scripts/compress';
+import { ar } from '../src/domain/catalogue';
+import { buildApp, type BuildOptions } from '../src/server/app';
+import { loadConfig, type Config } from '../src/server/env';
+import type { RegistrationsTable } from '../src/server/db/schema';
 
 export const fixtureScript = `console.log(${JSON.stringify('x'.repeat(2000))});\n`;
 export const fixtureHead = `<title>${ar.titleGeneric(ar.brandDefault)}</title>`;
