@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { serverNodeArgs } from './scripts/build-server';
 import { chromiumArgs, freePort, requireChromium } from './scripts/local-machine';
+import { buildCommand } from './testing/server-process';
 
 // Debian's chromium, never a downloaded browser: this machine reaches no browser CDN.
 const executablePath = requireChromium();
@@ -13,17 +14,8 @@ process.env.E2E_PORT ??= String(await freePort());
 process.env.E2E_DATABASE_PATH ??= join(mkdtempSync(join(tmpdir(), 'tasjeel-e2e-')), 'e2e.db');
 const baseURL = `http://127.0.0.1:${process.env.E2E_PORT}`;
 
-// `npm run build`'s steps, into a build of the e2e run's own: the server reads its page
-// template and asset names once at start, so an `npm run build` elsewhere during the run (it
-// empties dist/) would leave every page pointing at assets that are gone. Inside the repo, so
-// that the server renderer's imports of react resolve.
+// The e2e run's own build (see buildCommand).
 const distDir = resolve(import.meta.dirname, 'node_modules/.cache/tasjeel-e2e/dist');
-const build = [
-  `vite build --outDir ${distDir}/web`,
-  `vite build --ssr entry-server.tsx --outDir ${distDir}/ssr`,
-  `tsx scripts/compress.ts ${distDir}/web`,
-  `tsx scripts/build-server.ts ${distDir}/server`,
-].join(' && ');
 
 export default defineConfig({
   testDir: 'e2e',
@@ -47,7 +39,7 @@ export default defineConfig({
     { name: 'desktop', use: { viewport: { width: 1280, height: 800 } } },
   ],
   webServer: {
-    command: `${build} && node ${serverNodeArgs.join(' ')} ${distDir}/server/main.js`,
+    command: `${buildCommand(distDir)} && node ${serverNodeArgs.join(' ')} ${distDir}/server/main.js`,
     url: `${baseURL}/api/health`,
     timeout: 180_000,
     reuseExistingServer: false,

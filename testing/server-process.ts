@@ -7,6 +7,21 @@ import { shutdownLimitMs } from '../src/server/server-limits';
 
 const repoRoot = fileURLToPath(new URL('../', import.meta.url));
 
+/**
+ * `npm run build`'s steps as one shell command, into a build of the caller's own: a server
+ * reads its template and asset names once at start, so an `npm run build` elsewhere during a
+ * run (it empties dist/) would leave its pages pointing at assets that are gone. `distDir`
+ * must be inside the repository, so that the server renderer's imports of react resolve.
+ */
+export function buildCommand(distDir: string): string {
+  return [
+    `vite build --outDir ${distDir}/web`,
+    `vite build --ssr entry-server.tsx --outDir ${distDir}/ssr`,
+    `tsx scripts/compress.ts ${distDir}/web`,
+    `tsx scripts/build-server.ts ${distDir}/server`,
+  ].join(' && ');
+}
+
 export interface Exit {
   code: number | null;
   signal: NodeJS.Signals | null;
