@@ -18,6 +18,8 @@ const baseURL = `http://127.0.0.1:${process.env.E2E_PORT}`;
 // empties dist/) would leave every page pointing at assets that are gone. Inside the repo, so
 // that the server renderer's imports of react resolve.
 const distDir = resolve(import.meta.dirname, 'node_modules/.cache/tasjeel-e2e/dist');
+// The tests read the rows back with this build's export (e2e/support.ts).
+process.env.E2E_DIST_DIR = distDir;
 const build = [
   `vite build --outDir ${distDir}/web`,
   `vite build --ssr entry-server.tsx --outDir ${distDir}/ssr`,
