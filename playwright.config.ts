@@ -16,6 +16,8 @@ const baseURL = `http://127.0.0.1:${process.env.E2E_PORT}`;
 
 // The e2e run's own build (see buildCommand).
 const distDir = resolve(import.meta.dirname, 'node_modules/.cache/tasjeel-e2e/dist');
+// The tests read the rows back with this build's export (e2e/support.ts).
+process.env.E2E_DIST_DIR = distDir;
 
 export default defineConfig({
   testDir: 'e2e',

@@ -63,7 +63,7 @@ const routeKinds: {
   },
 ];
 
-// One export per test rather than per sign-up: each `npm run export` starts Node and tsx.
+// One export per test rather than per sign-up: each export starts Node.
 
 test('a sign-up through each of the four route kinds is stored with its notes and attribution', async ({
   page,

@@ -253,7 +253,10 @@ const refusalKinds = [
     contentType: 'application/x-www-form-urlencoded',
     body: (i: number) =>
       new URLSearchParams(
-        Object.entries(refusedSignUp(i)).map(([key, value]) => [key, String(value)]),
+        Object.entries(refusedSignUp(i)).map(([key, value]): [string, string] => [
+          key,
+          String(value),
+        ]),
       ).toString(),
   },
   {

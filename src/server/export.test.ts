@@ -10,7 +10,8 @@ import { buildPayload } from '../domain/registration';
 import { openDatabase } from './db/database';
 import { pendingMigrations } from './db/migrate';
 import { loadConfig } from './env';
-import { csvCell, exportFields, formatRegistrations, runExport } from './export';
+import { csvCell } from './cli';
+import { exportFields, formatRegistrations, runExport } from './export';
 import type { StoredRegistration } from './registrations/registration-repository';
 import { buildTestApp, testBackends } from '../../testing/server-test-helpers';
 

@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { packageKeys } from '../domain/packages';
-import { csvCell, parseSince, readDatabase, type Output } from './export';
+import { csvCell, parseSince, readDatabase, type Output } from './cli';
 import {
   createRegistrationRepository,
   type LinkSignUps,
