@@ -19,6 +19,10 @@ const seconds = 10;
 const minThroughputRatio = 2;
 const maxP99Ratio = 1.5;
 const maxPeakRss = 150 * 1024 * 1024;
+// New and repeat sign-ups timed one at a time, after the load: a repeat answered faster would
+// tell a prober that a number signed up today (docs/security.md). Their rows (3 per pair) are
+// stored beside the load's, so ours stores more rows than the load was answered.
+const timedPairs = 200;
 
 type Target = 'ours' | 'bare';
 
@@ -126,6 +130,8 @@ interface LoadRun {
   missing: number;
   stored: number;
   peakRss: number;
+  /** Ours only: the median answer time of a new sign-up and of a repeat, in ms. */
+  answerTimes?: { fresh: number; repeat: number };
 }
 
 async function load(origin: string, duration: number, nextSignUp: () => RegistrationPayload) {
@@ -147,6 +153,33 @@ async function load(origin: string, duration: number, nextSignUp: () => Registra
     ],
   });
   return { result, ids };
+}
+
+/**
+ * Median answer times of new sign-ups and of repeats (the same phone and notes again), sent one
+ * at a time and taking turns, so that neither side gets the quieter moments or warmer caches.
+ */
+async function answerTimes(origin: string, nextSignUp: () => RegistrationPayload) {
+  const post = async (payload: RegistrationPayload) => {
+    const start = performance.now();
+    const response = await fetch(`${origin}/api/external-register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(payload),
+    });
+    await response.arrayBuffer();
+    if (response.status !== 201) throw new Error(`a timed sign-up answered ${response.status}`);
+    return performance.now() - start;
+  };
+  const earlier = Array.from({ length: timedPairs }, nextSignUp);
+  for (const payload of earlier) await post(payload);
+  const fresh: number[] = [];
+  const repeat: number[] = [];
+  for (const payload of earlier) {
+    fresh.push(await post(nextSignUp()));
+    repeat.push(await post(payload));
+  }
+  return { fresh: median(fresh), repeat: median(repeat) };
 }
 
 /** The largest resident set a process has had so far (VmHWM), in bytes. */
@@ -191,10 +224,12 @@ async function loadRun(
   let warmUp: Awaited<ReturnType<typeof load>>;
   let measured: Awaited<ReturnType<typeof load>>;
   let peakRss: number;
+  let timed: LoadRun['answerTimes'];
   try {
     warmUp = await load(server.origin, warmUpSeconds, nextSignUp);
     measured = await load(server.origin, seconds, nextSignUp);
     peakRss = peakRssBytes(server.pid);
+    if (target === 'ours') timed = await answerTimes(server.origin, nextSignUp);
   } finally {
     await server.stop();
   }
@@ -223,9 +258,12 @@ async function loadRun(
     missing: answered.filter((id) => !stored.has(id)).length,
     stored: stored.size,
     peakRss,
+    answerTimes: timed,
   };
 }
 
+// Sub-millisecond answers, which ms() would round to 0 or 1.
+const fine = (value = Number.NaN) => `${value.toFixed(2)} ms`;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const latencies = (run: LoadRun) => `${ms(run.p50)} / ${ms(run.p99)} / ${ms(run.max)}`;
 const storage = (run: LoadRun) =>
@@ -289,6 +327,11 @@ export async function benchApi(
       target: 'every answered one stored',
       met: missing === 0,
     }),
+    row(
+      `${prefix}: median answer, new / repeat sign-up (${timedPairs} each, one at a time)`,
+      `${fine(ours.answerTimes?.fresh)} / ${fine(ours.answerTimes?.repeat)}`,
+      { ratio: times((ours.answerTimes?.repeat ?? NaN) / (ours.answerTimes?.fresh ?? NaN)) },
+    ),
     row(`${prefix}: peak RSS of the server`, mb(peakRss), {
       limit: mb(Math.max(...runs.filter((r) => r.target === 'bare').map((r) => r.peakRss))),
       target: `< ${mb(maxPeakRss)}`,

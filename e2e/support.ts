@@ -49,8 +49,8 @@ export const test = base.extend<{ pageErrors: string[] }>({
 });
 
 /**
- * A 9665 number no other test uses: the server keeps one sign-up per phone and notes for 24
- * hours, and both projects run every test against the same database.
+ * A 9665 number no other test uses: a second sign-up of a phone and notes within 24 hours is
+ * stored as a repeat of the first, and both projects run every test against the same database.
  */
 export function uniquePhone(): string {
   return `9665${String(randomInt(0, 100_000_000)).padStart(8, '0')}`;

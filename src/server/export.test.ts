@@ -29,6 +29,7 @@ const sara: StoredRegistration = {
   marketingId: '42',
   packageKey: 'premium_reco',
   source: 'marketer_link',
+  repeatOf: null,
 };
 const tricky: StoredRegistration = {
   ...sara,
@@ -39,6 +40,7 @@ const tricky: StoredRegistration = {
   marketingId: null,
   packageKey: null,
   source: null,
+  repeatOf: sara.id,
 };
 
 describe('formatRegistrations', () => {
@@ -47,7 +49,7 @@ describe('formatRegistrations', () => {
     expect(csv.startsWith('\uFEFF')).toBe(true);
     expect(csv.slice(1).split('\r\n')).toEqual([
       exportFields.join(','),
-      `${sara.id},${sara.createdAt},${sara.name},,${sara.phone},${sara.notes},42,premium_reco,marketer_link`,
+      `${sara.id},${sara.createdAt},${sara.name},,${sara.phone},${sara.notes},42,premium_reco,marketer_link,`,
       '',
     ]);
   });
@@ -56,7 +58,7 @@ describe('formatRegistrations', () => {
     const row = formatRegistrations([tricky], 'csv').split('\r\n')[1];
     expect(row).toBe(
       `${tricky.id},${tricky.createdAt},"'=HYPERLINK(""http://evil.example"",""نعم, لا"")",` +
-        `a@example.com,966512345678,"line one\nline two",,,`,
+        `a@example.com,966512345678,"line one\nline two",,,,${sara.id}`,
     );
   });
 
@@ -85,7 +87,9 @@ describe('formatRegistrations', () => {
       marketing_id: '42',
       package_key: 'premium_reco',
       source: 'marketer_link',
+      repeat_of: null,
     });
+    expect(JSON.parse(lines[1] ?? '')).toMatchObject({ repeat_of: sara.id });
     expect(Object.keys(JSON.parse(lines[1] ?? ''))).toEqual([...exportFields]);
   });
 
@@ -149,6 +153,30 @@ describe.each(testBackends)('on $name', (backend) => {
       expect(await runExport(['--format', 'csv', '--output', file], env, quiet)).toBe(0);
       expect((await stat(file)).mode & 0o777).toBe(0o600);
       expect(await readFile(file, 'utf8')).toContain(`,${values.name},,${values.phone},`);
+    });
+
+    it('shows a repeat with repeat_of, the first row id, as the last column', async () => {
+      const { app, databaseUrl } = await buildTestApp(backend);
+      const post = (name: string) =>
+        app.inject({
+          method: 'POST',
+          url: '/api/external-register',
+          payload: buildPayload({ name, email: '', phone: '966512345678' }, {}),
+        });
+      const { id } = (await post('سارة')).json<{ id: string }>();
+      await post('سارة أحمد');
+
+      let csv = '';
+      const env = { DATABASE_URL: databaseUrl };
+      const code = await runExport(['--format', 'csv'], env, {
+        ...quiet,
+        out: (text) => (csv += text),
+      });
+      expect(code).toBe(0);
+      const lines = csv.slice(1).split('\r\n');
+      expect(lines[0]?.endsWith(',source,repeat_of')).toBe(true);
+      expect(lines[1]).toMatch(new RegExp(`^${id},.*,سارة,.*,$`));
+      expect(lines[2]).toMatch(new RegExp(`,سارة أحمد,.*,${id}$`));
     });
 
     it('never migrates: refuses a database whose schema is behind, and leaves it so', async () => {

@@ -27,6 +27,7 @@ function toRecord(row: StoredRegistration): Record<(typeof exportFields)[number]
     marketing_id: row.marketingId,
     package_key: row.packageKey,
     source: row.source,
+    repeat_of: row.repeatOf,
   };
 }
 

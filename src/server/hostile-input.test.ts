@@ -467,7 +467,7 @@ describe('hostile input', () => {
 describe.each(testBackends)('valid input on $name', (backend) => {
   it(`stores ${validCount} generated valid bodies and reads each back as parsed`, async () => {
     const { app, rows, log } = await buildTestApp(backend, env);
-    // One phone each: the 24-hour rule would otherwise fold two bodies into one row.
+    // One phone each: the 24-hour rule would otherwise answer a repeat with the first's id.
     const bodies = fc.sample(
       fc.uniqueArray(validBody, {
         minLength: validCount,

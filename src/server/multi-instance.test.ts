@@ -46,7 +46,7 @@ const phoneOf = (n: number) => `9665${String(n).padStart(8, '0')}`;
 describe.runIf(testDatabaseUrl !== undefined && testRedisUrl !== undefined)(
   'two server instances on one PostgreSQL and one Redis',
   () => {
-    it('store each sign-up once, a burst of duplicates once, and share one rate limit', async () => {
+    it('store each sign-up once, a burst of repeats linked to one first row, and share one rate limit', async () => {
       const database = await createTestDatabase('postgres');
       onTestFinished(() => database.drop());
       const dir = await mkdtemp(join(tmpdir(), 'tasjeel-instances-'));
@@ -110,6 +110,7 @@ describe.runIf(testDatabaseUrl !== undefined && testRedisUrl !== undefined)(
         duplicatesSent: sent.filter((payload) => payload === duplicate).length,
         stored: rows.length,
         duplicatesStored: rows.filter((row) => row.phone === duplicate.phone).length,
+        firstRows: rows.filter((row) => row.repeat_of === null).length,
         '5xx': answers.filter((answer) => answer.status >= 500).length,
       };
 
@@ -137,20 +138,26 @@ describe.runIf(testDatabaseUrl !== undefined && testRedisUrl !== undefined)(
       if (failures.length > 0) console.log('5xx answers:', failures);
       console.log(
         `multi-instance, 2 instances: sent ${phase1.sent} (${phase1.distinct} distinct + ` +
-          `${phase1.duplicatesSent} duplicates), stored ${phase1.stored}, duplicates stored ` +
-          `${phase1.duplicatesStored}, 5xx ${phase1['5xx']}; rate limit ${rateLimit}/min from ` +
+          `${phase1.duplicatesSent} duplicates), stored ${phase1.stored} (${phase1.firstRows} ` +
+          `first rows), duplicates stored ${phase1.duplicatesStored}, 5xx ${phase1['5xx']}; rate limit ${rateLimit}/min from ` +
           `one address: sent ${phase2.sent}, accepted ${phase2.accepted}, 429s ` +
           `${phase2['429s']}, 5xx ${phase2['5xx']}`,
       );
 
       expect(answers.map((answer) => answer.status)).toEqual(Array(200).fill(201));
       expect(duplicateIds.size).toBe(1);
-      expect(rows).toHaveLength(phase1.distinct + 1);
-      const storedPhones = rows.map((row) => row.phone).sort();
+      // Every submission is a row; the duplicates are one first row and repeats of it.
+      expect(rows).toHaveLength(sent.length);
+      const firstRows = rows.filter((row) => row.repeat_of === null);
+      const storedPhones = firstRows.map((row) => row.phone).sort();
       const sentPhones = [...new Set(sent.map((payload) => payload.phone))].sort();
       expect(storedPhones).toEqual(sentPhones);
-      const storedIds = new Map(rows.map((row) => [row.phone, row.id]));
+      const storedIds = new Map(firstRows.map((row) => [row.phone, row.id]));
       sent.forEach((payload, i) => expect(answers[i]?.id).toBe(storedIds.get(payload.phone)));
+      const [duplicateId] = duplicateIds;
+      expect(rows.filter((row) => row.repeat_of !== null).map((row) => row.repeat_of)).toEqual(
+        Array(phase1.duplicatesSent - 1).fill(duplicateId),
+      );
 
       expect(phase2).toEqual({ sent: 20, accepted: rateLimit, '429s': 20 - rateLimit, '5xx': 0 });
       for (const instance of instances) expect(instance.output()).not.toContain('"level":50');

@@ -17,14 +17,14 @@ const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
 const run = promisify(execFile);
 
 const rows: ReportRow[] = [
-  { marketingId: '7', packageKey: null, visits: 12, visitors: 9, signUps: 1 },
-  { marketingId: '42', packageKey: 'premium_reco', visits: 31, visitors: 24, signUps: 3 },
-  { marketingId: '42', packageKey: 'classic_reco', visits: 0, visitors: 0, signUps: 1 },
-  { marketingId: null, packageKey: null, visits: 120, visitors: 95, signUps: 6 },
+  { marketingId: '7', packageKey: null, visits: 12, visitors: 9, leads: 1, repeats: 0 },
+  { marketingId: '42', packageKey: 'premium_reco', visits: 31, visitors: 24, leads: 3, repeats: 2 },
+  { marketingId: '42', packageKey: 'classic_reco', visits: 0, visitors: 0, leads: 1, repeats: 0 },
+  { marketingId: null, packageKey: null, visits: 120, visitors: 95, leads: 6, repeats: 1 },
 ];
 
 describe('conversionRate', () => {
-  it('is sign-ups per hundred unique visitors, one decimal, or a dash with no visitor', () => {
+  it('is leads per hundred unique visitors, one decimal, or a dash with no visitor', () => {
     expect(conversionRate(3, 24)).toBe('12.5%');
     expect(conversionRate(1, 3)).toBe('33.3%');
     expect(conversionRate(0, 5)).toBe('0.0%');
@@ -33,7 +33,7 @@ describe('conversionRate', () => {
 });
 
 describe('buildReport', () => {
-  it('puts visits and sign-ups of each link side by side, marketers by id, general last', () => {
+  it('puts visits, leads and repeats of each link side by side, marketers by id, general last', () => {
     const report = buildReport(
       [
         { marketingId: null, packageKey: null, visits: 120, visitors: 95 },
@@ -41,10 +41,10 @@ describe('buildReport', () => {
         { marketingId: '7', packageKey: null, visits: 12, visitors: 9 },
       ],
       [
-        { marketingId: '42', packageKey: 'premium_reco', signUps: 3 },
-        { marketingId: '42', packageKey: 'classic_reco', signUps: 1 },
-        { marketingId: '7', packageKey: null, signUps: 1 },
-        { marketingId: null, packageKey: null, signUps: 6 },
+        { marketingId: '42', packageKey: 'premium_reco', leads: 3, repeats: 2 },
+        { marketingId: '42', packageKey: 'classic_reco', leads: 1, repeats: 0 },
+        { marketingId: '7', packageKey: null, leads: 1, repeats: 0 },
+        { marketingId: null, packageKey: null, leads: 6, repeats: 1 },
       ],
     );
     expect(report).toEqual([rows[0], rows[2], rows[1], rows[3]]);
@@ -58,13 +58,13 @@ describe('formatReport', () => {
       [
         'Visits and sign-ups per link, all time',
         '',
-        'Marketer   Package       Visits  Unique visitors  Sign-ups  Conversion',
-        '7          (free trial)      12                9         1       11.1%',
-        '42         premium_reco      31               24         3       12.5%',
-        '42         classic_reco       0                0         1           —',
-        '(general)  (free trial)     120               95         6        6.3%',
-        '----------------------------------------------------------------------',
-        'Total                       163              128        11        8.6%',
+        'Marketer   Package       Visits  Unique visitors  Leads  Repeats  Conversion',
+        '7          (free trial)      12                9      1        0       11.1%',
+        '42         premium_reco      31               24      3        2       12.5%',
+        '42         classic_reco       0                0      1        0           —',
+        '(general)  (free trial)     120               95      6        1        6.3%',
+        '----------------------------------------------------------------------------',
+        'Total                       163              128     11        3        8.6%',
         '',
         ...reportNotes,
         '',
@@ -78,7 +78,8 @@ describe('formatReport', () => {
       packageKey: '\u202Eabc\u2028',
       visits: 1,
       visitors: 1,
-      signUps: 0,
+      leads: 0,
+      repeats: 0,
     };
     const text = formatReport([forged], 'table');
     for (const raw of ['\u001b', '\r', '\u202E', '\u2028']) expect(text).not.toContain(raw);
@@ -92,7 +93,7 @@ describe('formatReport', () => {
     expect(text.split('\n')[0]).toBe(
       'Visits and sign-ups per link, since 2025-03-01T00:00:00.000Z',
     );
-    expect(text).toMatch(/^Total +0 +0 +0 +—$/m);
+    expect(text).toMatch(/^Total +0 +0 +0 +0 +—$/m);
   });
 
   it('writes CSV: one row per link, no total, empty for none, formulas disarmed', () => {
@@ -100,12 +101,12 @@ describe('formatReport', () => {
     expect(csv).toBe(
       '\uFEFF' +
         [
-          'marketing_id,package_key,visits,unique_visitors,sign_ups,conversion_percent',
-          '7,,12,9,1,11.1',
-          '42,premium_reco,31,24,3,12.5',
-          '42,classic_reco,0,0,1,',
-          ',,120,95,6,6.3',
-          "'=1+1,,12,9,1,11.1",
+          'marketing_id,package_key,visits,unique_visitors,leads,repeats,conversion_percent',
+          '7,,12,9,1,0,11.1',
+          '42,premium_reco,31,24,3,2,12.5',
+          '42,classic_reco,0,0,1,0,',
+          ',,120,95,6,1,6.3',
+          "'=1+1,,12,9,1,0,11.1",
           '',
         ].join('\r\n'),
     );
@@ -126,7 +127,7 @@ describe('runReport', () => {
 
 describe.each(testBackends)('on $name', (backend) => {
   describe('npm run report', () => {
-    it('reports the visits and sign-ups of a known database, in both formats', async () => {
+    it('reports the visits, leads and repeats of a known database, in both formats', async () => {
       const clock = { now: new Date('2025-03-01T10:00:00Z') };
       const { app, databaseUrl } = await buildTestApp(backend, {}, { now: () => clock.now });
       const agent = 'Mozilla/5.0 (Linux; Android 14) Chrome/126.0 Mobile';
@@ -142,14 +143,26 @@ describe.each(testBackends)('on $name', (backend) => {
       await visit('/register/register-client/premium_reco/42', '198.51.100.1');
       await signUp('966500000001', { packageName: 'premium_reco', marketingId: '42' });
       clock.now = new Date('2025-03-02T09:00:00Z');
-      // On 2 March: the same link, four visitors (one reloads: counted once), two sign-ups; a
-      // general form.
+      // On 2 March: the same link, four visitors (one reloads: counted once), two sign-ups and
+      // a repeat of one of them (sent again from marketer 7's id: credited to 42); a general form.
       for (const address of ['198.51.100.1', '198.51.100.1', '198.51.100.2', '198.51.100.3']) {
         await visit('/register/register-client/premium_reco/42', address);
       }
       await visit('/register/register-client/premium_reco/42', '198.51.100.4');
       await signUp('966500000002', { packageName: 'premium_reco', marketingId: '42' });
       await signUp('966500000003', { packageName: 'premium_reco', marketingId: '42' });
+      await app.registrations.register(
+        {
+          ...registrationSchema.parse(
+            buildPayload(
+              { name: 'سارة', email: '', phone: '966500000003' },
+              { packageName: 'premium_reco', marketingId: '42' },
+            ),
+          ),
+          marketing_id: '7',
+        },
+        clock.now,
+      );
       await visit('/register/register-client', '198.51.100.9');
       // Marketer 7's free-trial link brought a sign-up but no counted visit.
       await signUp('966500000004', { marketingId: '7' });
@@ -165,24 +178,24 @@ describe.each(testBackends)('on $name', (backend) => {
       expect(table.split('\n').slice(0, 7)).toEqual([
         'Visits and sign-ups per link, since 2025-03-02T00:00:00.000Z',
         '',
-        'Marketer   Package       Visits  Unique visitors  Sign-ups  Conversion',
-        '7          (free trial)       0                0         1           —',
-        '42         premium_reco       4                4         2       50.0%',
-        '(general)  (free trial)       1                1         0        0.0%',
-        '----------------------------------------------------------------------',
+        'Marketer   Package       Visits  Unique visitors  Leads  Repeats  Conversion',
+        '7          (free trial)       0                0      1        0           —',
+        '42         premium_reco       4                4      2        1       50.0%',
+        '(general)  (free trial)       1                1      0        0        0.0%',
+        '----------------------------------------------------------------------------',
       ]);
       expect(table.split('\n')[7]).toBe(
-        'Total                         5                5         3       60.0%',
+        'Total                         5                5      3        1       60.0%',
       );
 
       const csv = await run(tsx, ['src/server/report.ts', '--format', 'csv'], {
         env: { ...process.env, ...env },
       });
       expect(csv.stdout.slice(1).split('\r\n')).toEqual([
-        'marketing_id,package_key,visits,unique_visitors,sign_ups,conversion_percent',
-        '7,,0,0,1,',
-        '42,premium_reco,5,5,3,60.0',
-        ',,1,1,0,0.0',
+        'marketing_id,package_key,visits,unique_visitors,leads,repeats,conversion_percent',
+        '7,,0,0,1,0,',
+        '42,premium_reco,5,5,3,1,60.0',
+        ',,1,1,0,0,0.0',
         '',
       ]);
     }, 30_000);

@@ -16,7 +16,9 @@ export interface ReportRow {
   packageKey: string | null;
   visits: number;
   visitors: number;
-  signUps: number;
+  /** First sign-ups; a repeat (same phone and notes within 24 hours) is counted apart. */
+  leads: number;
+  repeats: number;
 }
 
 const usage = 'usage: npm run report -- [--since YYYY-MM-DD[THH:MM:SSZ]] [--format table|csv]';
@@ -24,7 +26,8 @@ const usage = 'usage: npm run report -- [--since YYYY-MM-DD[THH:MM:SSZ]] [--form
 export const reportNotes = [
   'Visits are unauthenticated counts: anyone can add to them. A visitor (address and browser) counts once per link and UTC day.',
   'Unique visitors are counted per UTC day (the visitor hash rotates daily): one person on two days counts twice.',
-  'Conversion is sign-ups / unique visitors. "(general)" is a link without a marketer; link-preview fetchers are not visits.',
+  'Leads are first sign-ups; a repeat (same phone and notes within 24 hours) is counted apart, for the link of the lead it repeats.',
+  'Conversion is leads / unique visitors. "(general)" is a link without a marketer; link-preview fetchers are not visits.',
 ];
 
 /** Visits and sign-ups side by side, one row per link: marketers by id, general links last. */
@@ -34,7 +37,7 @@ export function buildReport(visits: LinkVisits[], signUps: LinkSignUps[]): Repor
     const key = JSON.stringify([marketingId, packageKey]);
     let found = rows.get(key);
     if (found === undefined) {
-      found = { marketingId, packageKey, visits: 0, visitors: 0, signUps: 0 };
+      found = { marketingId, packageKey, visits: 0, visitors: 0, leads: 0, repeats: 0 };
       rows.set(key, found);
     }
     return found;
@@ -44,7 +47,11 @@ export function buildReport(visits: LinkVisits[], signUps: LinkSignUps[]): Repor
     found.visits += link.visits;
     found.visitors += link.visitors;
   }
-  for (const link of signUps) row(link.marketingId, link.packageKey).signUps += link.signUps;
+  for (const link of signUps) {
+    const found = row(link.marketingId, link.packageKey);
+    found.leads += link.leads;
+    found.repeats += link.repeats;
+  }
   return [...rows.values()].sort(compareRows);
 }
 
@@ -79,9 +86,9 @@ export function visible(text: string): string {
   );
 }
 
-/** Sign-ups per hundred unique visitors, one decimal; '—' when nobody visited. */
-export function conversionRate(signUps: number, visitors: number): string {
-  return visitors === 0 ? '—' : `${((signUps / visitors) * 100).toFixed(1)}%`;
+/** Leads per hundred unique visitors, one decimal; '—' when nobody visited. */
+export function conversionRate(leads: number, visitors: number): string {
+  return visitors === 0 ? '—' : `${((leads / visitors) * 100).toFixed(1)}%`;
 }
 
 function total(rows: ReportRow[]): ReportRow {
@@ -90,9 +97,10 @@ function total(rows: ReportRow[]): ReportRow {
       ...sum,
       visits: sum.visits + row.visits,
       visitors: sum.visitors + row.visitors,
-      signUps: sum.signUps + row.signUps,
+      leads: sum.leads + row.leads,
+      repeats: sum.repeats + row.repeats,
     }),
-    { marketingId: null, packageKey: null, visits: 0, visitors: 0, signUps: 0 },
+    { marketingId: null, packageKey: null, visits: 0, visitors: 0, leads: 0, repeats: 0 },
   );
 }
 
@@ -102,15 +110,17 @@ function total(rows: ReportRow[]): ReportRow {
  */
 export function formatReport(rows: ReportRow[], format: ReportFormat, since?: Date): string {
   if (format === 'csv') {
-    const header = 'marketing_id,package_key,visits,unique_visitors,sign_ups,conversion_percent';
+    const header =
+      'marketing_id,package_key,visits,unique_visitors,leads,repeats,conversion_percent';
     const lines = rows.map((row) =>
       [
         csvCell(row.marketingId),
         csvCell(row.packageKey),
         row.visits,
         row.visitors,
-        row.signUps,
-        row.visitors === 0 ? '' : ((row.signUps / row.visitors) * 100).toFixed(1),
+        row.leads,
+        row.repeats,
+        row.visitors === 0 ? '' : ((row.leads / row.visitors) * 100).toFixed(1),
       ].join(','),
     );
     return `\uFEFF${[header, ...lines].map((line) => `${line}\r\n`).join('')}`;
@@ -120,11 +130,12 @@ export function formatReport(rows: ReportRow[], format: ReportFormat, since?: Da
     ...label.map(visible),
     String(row.visits),
     String(row.visitors),
-    String(row.signUps),
-    conversionRate(row.signUps, row.visitors),
+    String(row.leads),
+    String(row.repeats),
+    conversionRate(row.leads, row.visitors),
   ];
   const table = [
-    ['Marketer', 'Package', 'Visits', 'Unique visitors', 'Sign-ups', 'Conversion'],
+    ['Marketer', 'Package', 'Visits', 'Unique visitors', 'Leads', 'Repeats', 'Conversion'],
     ...rows.map((row) =>
       cells([row.marketingId ?? '(general)', row.packageKey ?? '(free trial)'], row),
     ),

@@ -4,6 +4,7 @@ import * as createRegistrations from './migrations/2025-11-21T2130-create-regist
 import * as createVisits from './migrations/2026-11-21T2220-create-visits';
 import * as postgresRegisterFunction from './migrations/2026-11-22T0100-postgres-register-function';
 import * as visitTotals from './migrations/2026-11-23T0930-visit-totals';
+import * as repeatOf from './migrations/2026-11-23T1200-repeat-of';
 
 // Listed by hand rather than read from the folder, so the lists work the same under tsx,
 // vitest and any bundler. Names sort by their timestamp; append new ones at the end of each.
@@ -12,12 +13,14 @@ const sqliteMigrations: Record<string, Migration> = {
   '2025-11-21T2130-create-registrations': createRegistrations,
   '2026-11-21T2220-create-visits': createVisits,
   '2026-11-23T0930-visit-totals': visitTotals,
+  '2026-11-23T1200-repeat-of': repeatOf,
 };
 const postgresMigrations: Record<string, Migration> = {
   '2025-11-21T2130-create-registrations': createRegistrations,
   '2026-11-21T2220-create-visits': createVisits,
   '2026-11-22T0100-postgres-register-function': postgresRegisterFunction,
   '2026-11-23T0930-visit-totals': visitTotals,
+  '2026-11-23T1200-repeat-of': repeatOf.postgres,
 };
 
 // Kysely looks for its own tables in every schema unless told which one; naming the current
@@ -49,7 +52,8 @@ export async function pendingMigrations(database: Database): Promise<string[]> {
   return migrations.filter(({ executedAt }) => executedAt === undefined).map(({ name }) => name);
 }
 
-async function migrator(database: Database): Promise<Migrator> {
+/** The Migrator of this program's migrations for the database's kind (tests migrate part way). */
+export async function migrator(database: Database): Promise<Migrator> {
   return new Migrator({
     db: database.db,
     migrationTableSchema: await currentSchema(database),

@@ -14,6 +14,8 @@ export interface RegistrationsTable {
   marketing_id: string | null;
   package_key: string | null;
   source: string | null;
+  /** A repeat's first row (same phone and notes within 24 hours); null on the first row. */
+  repeat_of: string | null;
 }
 
 /** Its columns in table order: the insert's column list and the export's fields. */
@@ -27,6 +29,7 @@ export const registrationColumns = [
   'marketing_id',
   'package_key',
   'source',
+  'repeat_of',
 ] as const satisfies (keyof RegistrationsTable)[];
 
 // One row per UTC day (YYYY-MM-DD), link and visitor; '' for no marketer or no package.

@@ -32,7 +32,7 @@ const now = new Date('2025-03-01T09:00:00.000Z');
 
 describe.each(testBackends)('on $name', (backend) => {
   describe('the registration repository', () => {
-    it('keeps one row when 20 identical sign-ups are stored at once', async () => {
+    it('stores 20 identical sign-ups stored at once as one first row and 19 repeats of it', async () => {
       const { repository } = await openRepository(backend);
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
@@ -40,13 +40,35 @@ describe.each(testBackends)('on $name', (backend) => {
         ),
       );
 
-      expect(results.filter((result) => result.created)).toHaveLength(1);
-      expect(new Set(results.map((result) => result.id)).size).toBe(1);
+      expect(results.filter((result) => !result.repeat)).toHaveLength(1);
+      const ids = new Set(results.map((result) => result.id));
+      expect(ids.size).toBe(1);
       const rows = await repository.list();
-      expect(rows).toHaveLength(1);
+      expect(rows).toHaveLength(20);
+      const [lead, ...others] = rows.filter((row) => row.repeatOf === null);
+      expect(others).toEqual([]);
+      expect(lead?.id).toBe([...ids][0]);
       // The first to store wins: in call order on SQLite, the first to take the lock on PostgreSQL.
-      const first = results.findIndex((result) => result.created);
-      expect(rows[0]?.marketingId).toBe(`m${first}`);
+      const first = results.findIndex((result) => !result.repeat);
+      expect(lead?.marketingId).toBe(`m${first}`);
+      // Each repeat keeps what was sent, its own marketer among it.
+      const repeats = rows.filter((row) => row.repeatOf !== null);
+      expect(repeats.map((row) => row.repeatOf)).toEqual(Array(19).fill(lead?.id));
+      expect(new Set(rows.map((row) => row.marketingId)).size).toBe(20);
+    });
+
+    it('counts leads and repeats per link, each repeat for the marketer of its lead', async () => {
+      const { repository } = await openRepository(backend);
+      await repository.register(signUp, now);
+      await repository.register({ ...signUp, marketing_id: '7' }, new Date('2025-03-01T10:00Z'));
+      await repository.register(signUp, new Date('2025-03-02T10:00Z'));
+
+      expect(await repository.countByLink()).toEqual([
+        { marketingId: '42', packageKey: 'premium_reco', leads: 2, repeats: 1 },
+      ]);
+      expect(await repository.countByLink({ since: new Date('2025-03-01T09:30Z') })).toEqual([
+        { marketingId: '42', packageKey: 'premium_reco', leads: 1, repeats: 1 },
+      ]);
     });
 
     it('lists oldest first, from `since` on', async () => {

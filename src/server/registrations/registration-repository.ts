@@ -23,30 +23,38 @@ export interface StoredRegistration {
   marketingId: string | null;
   packageKey: string | null;
   source: Source | null;
+  /** The first row's id when this is a repeat (same phone and notes within 24 hours). */
+  repeatOf: string | null;
 }
 
-/** How many sign-ups one link brought: a marketer (or none) and a package (or the free trial). */
+/**
+ * What one link brought: a marketer (or none) and a package (or the free trial). Leads are first
+ * rows; repeats count for the link of the first row they repeat (first-touch credit).
+ */
 export interface LinkSignUps {
   marketingId: string | null;
   packageKey: string | null;
-  signUps: number;
+  leads: number;
+  repeats: number;
 }
 
 export interface Registered {
+  /** The first row's id: the new row's own, or for a repeat the one it repeats. */
   id: string;
-  created: boolean;
+  repeat: boolean;
 }
 
 /** The one way to the registrations, whichever database DATABASE_URL names. */
 export interface RegistrationRepository {
   /**
-   * Stores a sign-up unless the same phone sent the same notes in the last 24 hours; then
-   * the earlier row stands (its marketer keeps the credit) and its id is returned.
+   * Stores a sign-up. When the same phone sent the same notes in the last 24 hours it is a
+   * repeat: stored too, linked to that first row (which keeps the marketer's credit), and the
+   * first row's id is returned.
    */
   register(input: Registration, now: Date): Promise<Registered>;
   /** Every stored registration, oldest first, optionally only those from `since` on. */
   list(options?: { since?: Date }): Promise<StoredRegistration[]>;
-  /** Sign-ups per marketer and package, optionally only those from `since` on (the report). */
+  /** Leads and repeats per marketer and package, optionally only from `since` on (the report). */
   countByLink(options?: { since?: Date }): Promise<LinkSignUps[]>;
   /** Throws when the database does not answer. */
   ping(): Promise<void>;
@@ -55,8 +63,8 @@ export interface RegistrationRepository {
 
 /** What each database kind implements: the same three statements, in its own driver. */
 interface Statements {
-  /** Inserts `row` unless a row of the same phone and notes is newer than `windowStart`. */
-  insertUnlessDuplicate(row: RegistrationsTable, windowStart: string): Promise<Registered>;
+  /** Inserts `row`, as a repeat of the first row of its phone and notes after `windowStart`. */
+  insert(row: SentRow, windowStart: string): Promise<Registered>;
   /** Rows from `since` on ('' for all), oldest first. */
   selectSince(since: string): Promise<RegistrationsTable[]>;
   countByLinkSince(since: string): Promise<LinkCountRow[]>;
@@ -64,34 +72,45 @@ interface Statements {
 }
 
 const columns = registrationColumns.join(', ');
+// What a sign-up brings; the database works out repeat_of.
+type SentRow = Omit<RegistrationsTable, 'repeat_of'>;
+const sentColumns = registrationColumns.filter(
+  (column): column is keyof SentRow => column !== 'repeat_of',
+);
 
 interface PendingInsert {
-  row: RegistrationsTable;
+  row: SentRow;
   windowStart: string;
 }
 
 interface LinkCountRow {
   marketing_id: string | null;
   package_key: string | null;
-  sign_ups: number | string;
+  leads: number | string;
+  repeats: number | string;
 }
-const countByLink = `select marketing_id, package_key, count(*) as sign_ups from registrations
-  where created_at >= $since group by marketing_id, package_key`;
+// Each row counts for its first row's link (a lead is its own first row).
+const countByLink = `select lead.marketing_id, lead.package_key,
+    count(*) - count(sign_up.repeat_of) as leads, count(sign_up.repeat_of) as repeats
+  from registrations sign_up
+    join registrations lead on lead.id = coalesce(sign_up.repeat_of, sign_up.id)
+  where sign_up.created_at >= $since group by lead.marketing_id, lead.package_key`;
 
 // Statements prepared once on the raw driver: a query built per call halved the API's
 // throughput (docs/performance.md).
 function sqliteStatements({ driver, isUnavailable }: SqliteDatabase): Statements {
-  // One INSERT ... SELECT ... WHERE NOT EXISTS: SQLite runs it under its single write lock,
-  // so concurrent identical requests cannot both insert.
-  const insert = driver.prepare<RegistrationsTable & { window_start: string }>(
+  // One INSERT that looks up the first row itself: SQLite runs it under its single write lock,
+  // so of concurrent identical requests exactly one finds none and is the first.
+  const insert = driver.prepare<
+    SentRow & { window_start: string },
+    Pick<RegistrationsTable, 'repeat_of'>
+  >(
     `insert into registrations (${columns})
-     select @id, @created_at, @name, @email, @phone, @notes, @marketing_id, @package_key, @source
-     where not exists (select 1 from registrations
-       where phone = @phone and notes = @notes and created_at > @window_start)`,
-  );
-  const first = driver.prepare<[string, string, string], { id: string }>(
-    `select id from registrations where phone = ? and notes = ? and created_at > ?
-     order by created_at limit 1`,
+     values (@id, @created_at, @name, @email, @phone, @notes, @marketing_id, @package_key, @source,
+       (select id from registrations
+        where phone = @phone and notes = @notes and created_at > @window_start and repeat_of is null
+        order by created_at limit 1))
+     returning repeat_of`,
   );
   const since = driver.prepare<[string], RegistrationsTable>(
     'select * from registrations where created_at >= ? order by created_at, id',
@@ -100,12 +119,9 @@ function sqliteStatements({ driver, isUnavailable }: SqliteDatabase): Statements
   const ping = driver.prepare('select 1');
 
   function insertOne({ row, windowStart }: PendingInsert): Registered {
-    if (insert.run({ ...row, window_start: windowStart }).changes === 1) {
-      return { id: row.id, created: true };
-    }
-    const earlier = first.get(row.phone, row.notes, windowStart);
-    if (earlier === undefined) throw new Error('duplicate sign-up vanished');
-    return { id: earlier.id, created: false };
+    const stored = insert.get({ ...row, window_start: windowStart });
+    if (stored === undefined) throw new Error('the insert returned no row');
+    return { id: stored.repeat_of ?? row.id, repeat: stored.repeat_of !== null };
   }
 
   // A batch is one IMMEDIATE transaction (docs/performance.md, group commit); a statement that
@@ -124,7 +140,7 @@ function sqliteStatements({ driver, isUnavailable }: SqliteDatabase): Statements
   const register = groupCommit((batch: PendingInsert[]) => writeBatch.immediate(batch), 1);
 
   return {
-    insertUnlessDuplicate: (row, windowStart) => register({ row, windowStart }),
+    insert: (row, windowStart) => register({ row, windowStart }),
     async selectSince(from) {
       return since.all(from);
     },
@@ -138,17 +154,17 @@ function sqliteStatements({ driver, isUnavailable }: SqliteDatabase): Statements
 }
 
 function postgresStatements({ driver: pool, isUnavailable }: PostgresDatabase): Statements {
-  // One round trip and one commit a batch: the duplicate rule runs inside the database (see the
-  // 2026-11-22T0100 migration). A named statement, which pg prepares once per connection.
+  // One round trip and one commit a batch: the repeat rule runs inside the database (see the
+  // 2026-11-23T1200 migration). A named statement, which pg prepares once per connection.
   const statement = {
     name: 'tasjeel-register',
-    text: 'select id, created from register_unless_duplicate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+    text: 'select id, not created as repeat from register_unless_duplicate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
   };
   async function writeBatch(batch: PendingInsert[]): Promise<Registered[]> {
     const { rows } = await pool.query<Registered>({
       ...statement,
       values: [
-        ...registrationColumns.map((column) => batch.map(({ row }) => row[column])),
+        ...sentColumns.map((column) => batch.map(({ row }) => row[column])),
         batch.map(({ windowStart }) => windowStart),
       ],
     });
@@ -176,7 +192,7 @@ function postgresStatements({ driver: pool, isUnavailable }: PostgresDatabase): 
   const register = groupCommit(writeEachAlone, pool.options.max);
 
   return {
-    insertUnlessDuplicate: (row, windowStart) => register({ row, windowStart }),
+    insert: (row, windowStart) => register({ row, windowStart }),
     async selectSince(since) {
       const { rows } = await pool.query<RegistrationsTable>(
         'select * from registrations where created_at >= $1 order by created_at, id',
@@ -205,6 +221,7 @@ function toStored(row: RegistrationsTable): StoredRegistration {
     marketingId: row.marketing_id,
     packageKey: row.package_key,
     source: row.source as Source | null,
+    repeatOf: row.repeat_of,
   };
 }
 
@@ -224,7 +241,7 @@ export function createRegistrationRepository(database: Database): RegistrationRe
     register: (input, now) =>
       guard(() => {
         const { packageKey, source } = parseNotes(input.notes);
-        const row: RegistrationsTable = {
+        const row: SentRow = {
           id: randomUUID(),
           created_at: now.toISOString(),
           name: input.name,
@@ -236,7 +253,7 @@ export function createRegistrationRepository(database: Database): RegistrationRe
           source,
         };
         const windowStart = new Date(now.getTime() - duplicateWindowMs).toISOString();
-        return statements.insertUnlessDuplicate(row, windowStart);
+        return statements.insert(row, windowStart);
       }),
     list: ({ since } = {}) =>
       guard(async () => (await statements.selectSince(since?.toISOString() ?? '')).map(toStored)),
@@ -246,7 +263,8 @@ export function createRegistrationRepository(database: Database): RegistrationRe
           marketingId: row.marketing_id,
           packageKey: row.package_key,
           // PostgreSQL's count is a bigint, which pg gives as text.
-          signUps: Number(row.sign_ups),
+          leads: Number(row.leads),
+          repeats: Number(row.repeats),
         })),
       ),
     ping: () => guard(() => statements.ping()),

@@ -60,6 +60,7 @@ describe.each(testBackends)('on $name', (backend) => {
           marketing_id: marketingId,
           package_key: packageKey,
           source: route.marketingId === undefined ? 'general_link' : 'marketer_link',
+          repeat_of: null,
         },
       ]);
     });
@@ -184,19 +185,53 @@ describe.each(testBackends)('on $name', (backend) => {
   // registration-repository.test.ts shows the rule holding when the calls interleave; these go
   // through the whole HTTP pipeline.
   describe('the same phone with the same notes within 24 hours', () => {
-    it('is one registration: the repeat answers 201 with the first id, first marketer kept', async () => {
+    it('is a repeat: stored as sent, linked to the first row, answered 201 with its id', async () => {
       const clock = manualClock();
       const { app, rows } = await buildTestApp(backend, {}, { now: clock.now });
-      const post = (marketingId: string) =>
-        app.inject({ method: 'POST', url, payload: buildPayload(values, { marketingId }) });
+      const post = (marketingId: string, name: string, email: string) =>
+        app.inject({
+          method: 'POST',
+          url,
+          payload: buildPayload({ ...values, name, email }, { marketingId }),
+        });
 
-      const first = await post('first');
+      const first = await post('first', 'سارة', '');
       clock.advance(23 * hour);
-      const second = await post('second');
+      const second = await post('second', 'سارة أحمد', 'sara@example.com');
 
       expect([first.statusCode, second.statusCode]).toEqual([201, 201]);
       expect(second.json()).toEqual(first.json());
-      expect(await rows()).toMatchObject([{ marketing_id: 'first' }]);
+      const { id } = first.json<{ id: string }>();
+      const stored = await rows();
+      expect(stored).toMatchObject([
+        { id, marketing_id: 'first', name: 'سارة', email: null, repeat_of: null },
+        { marketing_id: 'second', name: 'سارة أحمد', email: 'sara@example.com', repeat_of: id },
+      ]);
+      expect(stored[1]?.id).not.toBe(id);
+    });
+
+    it('counts the 24 hours from the first row, never from a repeat', async () => {
+      const clock = manualClock();
+      const { app, rows } = await buildTestApp(backend, {}, { now: clock.now });
+      const post = async () =>
+        (await app.inject({ method: 'POST', url, payload: buildPayload(values, {}) })).json<{
+          id: string;
+        }>().id;
+
+      const first = await post();
+      clock.advance(23 * hour);
+      const repeat = await post();
+      // 25 hours after the first row, 2 after its repeat: a new first row.
+      clock.advance(2 * hour);
+      const next = await post();
+
+      expect(repeat).toBe(first);
+      expect(next).not.toBe(first);
+      expect(await rows()).toMatchObject([
+        { id: first, repeat_of: null },
+        { repeat_of: first },
+        { id: next, repeat_of: null },
+      ]);
     });
 
     it('makes a new row after 24 hours, or with other notes', async () => {
@@ -214,10 +249,10 @@ describe.each(testBackends)('on $name', (backend) => {
         (response) => response.json<{ id: string }>().id,
       );
       expect(new Set(ids).size).toBe(3);
-      expect(await rows()).toHaveLength(3);
+      expect(await rows()).toMatchObject(ids.map((id) => ({ id, repeat_of: null })));
     });
 
-    it('is one row when 20 identical requests arrive at once', async () => {
+    it('is one first row and 19 repeats of it when 20 identical requests arrive at once', async () => {
       const { app, rows } = await buildTestApp(backend);
       const payload = buildPayload(values, { packageName: 'premium_reco', marketingId: '42' });
       const responses = await Promise.all(
@@ -227,8 +262,11 @@ describe.each(testBackends)('on $name', (backend) => {
       expect(responses.map((response) => response.statusCode)).toEqual(Array(20).fill(201));
       const ids = new Set(responses.map((response) => response.json<{ id: string }>().id));
       expect(ids.size).toBe(1);
-      expect(await rows()).toHaveLength(1);
-      expect((await rows())[0]?.id).toBe([...ids][0]);
+      const [id] = ids;
+      const stored = await rows();
+      expect(stored).toHaveLength(20);
+      expect(stored.filter((row) => row.repeat_of === null).map((row) => row.id)).toEqual([id]);
+      expect(stored.filter((row) => row.repeat_of === id)).toHaveLength(19);
     });
   });
 

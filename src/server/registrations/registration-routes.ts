@@ -57,8 +57,9 @@ export const registrationRoutes: FastifyPluginAsyncZod<RegistrationRoutesOptions
         return reply.code(400).send({ error: ar.errorChallenge });
       }
       const { id } = await repository.register(request.body, now());
-      // A repeat within 24 hours also answers 201 with the first id: a different status would
-      // tell anyone who types a stranger's number whether that number signed up today.
+      // A repeat within 24 hours is stored too and answers 201 with the first id: a different
+      // answer, or a faster one, would tell anyone who types a stranger's number whether that
+      // number signed up today.
       return reply.code(201).send({ id });
     },
   );
