@@ -22,6 +22,11 @@ export function buildCommand(distDir: string): string {
   ].join(' && ');
 }
 
+/** How node runs `entry`: a compiled file as `npm start` runs it, a TypeScript file through tsx. */
+export function nodeArgsFor(entry: string): string[] {
+  return entry.endsWith('.ts') ? ['--import', 'tsx'] : serverNodeArgs;
+}
+
 export interface Exit {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -61,10 +66,9 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
   const { entry, logFile, readyPath = '/api/health' } = options;
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const nodeArgs = entry.endsWith('.ts') ? ['--import', 'tsx'] : serverNodeArgs;
   const log = openSync(logFile, 'a');
   const started = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, entry], {
+  const child = spawn(process.execPath, [...nodeArgsFor(entry), entry], {
     cwd: repoRoot,
     env: { ...process.env, ...options.env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', log, log],

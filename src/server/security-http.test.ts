@@ -7,7 +7,12 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ar } from '../domain/catalogue';
 import { buildPayload, trapField } from '../domain/registration';
-import { buildCommand, startServerProcess, type ServerProcess } from '../../testing/server-process';
+import {
+  buildCommand,
+  nodeArgsFor,
+  startServerProcess,
+  type ServerProcess,
+} from '../../testing/server-process';
 import {
   createTestDatabase,
   testBackends,
@@ -20,7 +25,6 @@ import {
 // each module show the details.
 
 const run = promisify(execFile);
-const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
 const distDir = resolve('node_modules/.cache/tasjeel-security/dist');
 const browser = 'Mozilla/5.0 (Linux; Android 14) Chrome/126.0 Mobile';
 
@@ -85,16 +89,19 @@ describe.each(testBackends)('the built server on $name', (backend) => {
     for (let i = 0; i < 20; i += 1) await visit('/register/marketer/7', `198.51.100.${i}`);
     await visit('/register/marketer/7', '198.51.100.0');
 
-    // The counter writes once a second; the report reads what is stored.
+    // The counter writes once a second; the built report reads what is stored.
+    const report = join(distDir, 'server', 'report.js');
     let line: string | undefined;
-    for (let tries = 0; tries < 50 && line !== '7,,20,20,0,0.0'; tries += 1) {
+    for (let tries = 0; tries < 50 && line !== '7,,20,20,0,0,0.0'; tries += 1) {
       await new Promise((done) => setTimeout(done, 200));
-      const { stdout } = await run(tsx, ['src/server/report.ts', '--format', 'csv'], {
-        env: { ...process.env, DATABASE_URL: database.url },
-      });
+      const { stdout } = await run(
+        process.execPath,
+        [...nodeArgsFor(report), report, '--format', 'csv'],
+        { env: { ...process.env, DATABASE_URL: database.url } },
+      );
       line = stdout.split('\r\n').find((row) => row.startsWith('7,'));
     }
-    expect(line).toBe('7,,20,20,0,0.0');
+    expect(line).toBe('7,,20,20,0,0,0.0');
   }, 30_000);
 
   it.each([
