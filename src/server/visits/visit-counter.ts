@@ -63,8 +63,8 @@ export function createVisitCounter(
   let flushing: Promise<void> = Promise.resolve();
   let rolledUpBefore = '';
 
-  async function hash(visit: Pending): Promise<Visit> {
-    const visitorHash = createHmac('sha256', await salts.salt(visit.day))
+  function hash(visit: Pending, salt: string): Visit {
+    const visitorHash = createHmac('sha256', salt)
       .update(`${visit.ip}\n${visit.userAgent}`)
       .digest('base64url');
     const { day, marketingId, packageKey } = visit;
@@ -86,9 +86,18 @@ export function createVisitCounter(
   async function write(batch: Pending[]): Promise<void> {
     // In chunks, yielding between them: SQLite writes synchronously, and a second's visits
     // under load must not hold the pages waiting behind one long transaction.
+    // One salt lookup a day of the batch, not one a visit: with Redis each is a round trip.
+    const saltOfDay = new Map<string, string>();
     for (let start = 0; start < batch.length; start += chunkSize) {
       const visits: Visit[] = [];
-      for (const visit of batch.slice(start, start + chunkSize)) visits.push(await hash(visit));
+      for (const visit of batch.slice(start, start + chunkSize)) {
+        let salt = saltOfDay.get(visit.day);
+        if (salt === undefined) {
+          salt = await salts.salt(visit.day);
+          saltOfDay.set(visit.day, salt);
+        }
+        visits.push(hash(visit, salt));
+      }
       await writeChunk(visits);
       await new Promise((resolve) => setImmediate(resolve));
     }
