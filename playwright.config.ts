@@ -4,6 +4,8 @@ import { join, resolve } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { serverNodeArgs } from './scripts/build-server';
 import { chromiumArgs, freePort, requireChromium } from './scripts/local-machine';
+import { e2eMarketerAuthSecret } from './testing/marketer-auth';
+import { sampleBrandEnv } from './testing/sample-brand';
 import { buildCommand } from './testing/server-process';
 
 // Debian's chromium, never a downloaded browser: this machine reaches no browser CDN.
@@ -56,11 +58,14 @@ export default defineConfig({
       LOAD_SHED_DELAY_MS: '0',
       LOG_LEVEL: 'warn',
       DIST_DIR: distDir,
-      // The tests expect the default brand, the same-origin API and '/' redirecting to the form.
-      VITE_BRAND: '',
+      // A provider with a name, a logo and a licence, so that axe and the layout checks see the
+      // whole header; the same-origin API and '/' redirecting to the form.
+      ...sampleBrandEnv,
       VITE_API_BASE_URL: '',
       SITE_URL: '',
       REDIS_URL: '',
+      // The marketers' numbers on: the link page asks for them (e2e/marketer-stats.spec.ts).
+      MARKETER_AUTH_SECRET: e2eMarketerAuthSecret,
     },
   },
 });

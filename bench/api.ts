@@ -6,7 +6,7 @@ import pg from 'pg';
 import { buildNotes } from '../src/domain/notes';
 import { packageKeys } from '../src/domain/packages';
 import type { RegistrationPayload } from '../src/domain/registration';
-import { startServerProcess } from '../testing/server-process';
+import { startServerProcess, type ServerProcess } from '../testing/server-process';
 import { median } from './lighthouse';
 import { ms, row, times, type Row } from './table';
 
@@ -98,8 +98,8 @@ export function postgresDatabase(url: string): BenchDatabase {
   };
 }
 
-/** Distinct valid sign-ups: a new phone number for every request of the whole bench. */
-function signUps() {
+/** Distinct valid sign-ups: a new phone number for every request of the run. */
+export function signUps() {
   let count = 0;
   return (): RegistrationPayload => {
     count += 1;
@@ -134,7 +134,11 @@ interface LoadRun {
   answerTimes?: { fresh: number; repeat: number };
 }
 
-async function load(origin: string, duration: number, nextSignUp: () => RegistrationPayload) {
+export async function load(
+  origin: string,
+  duration: number,
+  nextSignUp: () => RegistrationPayload,
+) {
   const ids: string[] = [];
   const result = await autocannon({
     url: origin,
@@ -180,6 +184,40 @@ async function answerTimes(origin: string, nextSignUp: () => RegistrationPayload
     repeat.push(await post(payload));
   }
   return { fresh: median(fresh), repeat: median(repeat) };
+}
+
+/**
+ * Runs our compiled server (as `npm start` does, at production's log level, with the rate
+ * limit out of the way) on a fresh store of `database`, with `env` over that, and stops it
+ * after `measure`.
+ */
+export async function withOurServer<T>(
+  database: BenchDatabase,
+  run: string,
+  distDir: string,
+  scratch: string,
+  env: Record<string, string | undefined>,
+  measure: (server: ServerProcess) => Promise<T>,
+): Promise<T> {
+  const store = await database.prepare(run);
+  const server = await startServerProcess({
+    entry: join(distDir, 'server', 'main.js'),
+    env: {
+      ...store.ours,
+      DIST_DIR: distDir,
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+      ...env,
+    },
+    logFile: join(scratch, `${run}.log`),
+  });
+  try {
+    return await measure(server);
+  } finally {
+    await server.stop();
+    // Reading the store also drops a PostgreSQL run's schema.
+    await store.storedIds();
+  }
 }
 
 /** The largest resident set a process has had so far (VmHWM), in bytes. */

@@ -6,15 +6,17 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchApi, postgresDatabase, sqliteDatabase } from './api';
+import { benchMetrics } from './metrics';
 import { chromiumPath } from '../scripts/local-machine';
 import { benchPages } from './pages';
 import { markdownTable, type Row } from './table';
+import { benchWebhooks } from './webhooks';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const resultsDir = join(root, 'bench', 'results');
 const part = process.argv[2] ?? 'all';
-if (!['all', 'page', 'api'].includes(part)) {
-  console.error(`usage: tsx bench/bench.ts [page|api] (got "${part}")`);
+if (!['all', 'page', 'api', 'webhooks'].includes(part)) {
+  console.error(`usage: tsx bench/bench.ts [page|api|webhooks] (got "${part}")`);
   process.exit(2);
 }
 
@@ -60,7 +62,7 @@ const rows: Row[] = [];
 const notes: string[] = [];
 try {
   const distDir = await build(scratch);
-  if (part !== 'api') {
+  if (part === 'all' || part === 'page') {
     const pages = await benchPages(distDir, scratch, log);
     rows.push(...pages.rows);
     notes.push(...pages.notes);
@@ -71,9 +73,18 @@ try {
     const postgresUrl = process.env.TEST_DATABASE_URL;
     if (postgresUrl) databases.push(postgresDatabase(postgresUrl));
     for (const database of databases) {
-      const api = await benchApi(database, distDir, scratch, log);
-      rows.push(...api.rows);
-      notes.push(...api.notes);
+      if (part !== 'webhooks') {
+        for (const measure of [benchApi, benchMetrics]) {
+          const measured = await measure(database, distDir, scratch, log);
+          rows.push(...measured.rows);
+          notes.push(...measured.notes);
+        }
+      }
+      if (part !== 'api') {
+        const webhooks = await benchWebhooks(database, distDir, scratch, log);
+        rows.push(...webhooks.rows);
+        notes.push(...webhooks.notes);
+      }
     }
   }
 } catch (error) {
@@ -83,7 +94,7 @@ try {
 await rm(scratch, { recursive: true, force: true });
 
 const report = [
-  `## Benchmark: ${part === 'all' ? 'pages and API' : part === 'page' ? 'pages' : 'API'}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+  `## Benchmark: ${{ all: 'pages, API and webhooks', page: 'pages', api: 'API', webhooks: 'webhooks' }[part]}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
   '',
   `Machine: ${about}.`,
   '',

@@ -108,6 +108,20 @@ for (const { screen, reach } of screens) {
   });
 }
 
+test("the provider's name and the licence line have at least 4.5:1 contrast", async ({
+  page,
+}, testInfo) => {
+  await open(page, formPath);
+  const name = await contrastRatio(page, '.brand-name');
+  const licence = await contrastRatio(page, '.licence');
+  console.log(
+    `contrast [${testInfo.project.name}]: provider's name ${name.toFixed(2)}:1, ` +
+      `licence line ${licence.toFixed(2)}:1`,
+  );
+  expect(name).toBeGreaterThanOrEqual(4.5);
+  expect(licence).toBeGreaterThanOrEqual(4.5);
+});
+
 test('the red error line and the green success line have at least 4.5:1 contrast', async ({
   page,
 }, testInfo) => {

@@ -1,34 +1,60 @@
 import { ar } from '../src/domain/catalogue';
-import { arabicName, expect, storedRow, test, uniquePhone, waitForHydration } from './support';
+import { signedUpParameter } from '../src/domain/links';
+import {
+  arabicName,
+  expect,
+  openWithoutApp,
+  recordPosts,
+  storedRow,
+  test,
+  uniquePhone,
+  waitForHydration,
+} from './support';
 
 // The server's HTML is on screen before React runs (the app loads after the first paint), and
-// a visitor on a slow phone may start typing at once.
+// a visitor on a slow phone may start typing, and submit, at once.
 
 const path = '/register/register-client/economy_reco/1003';
 
-test('what is typed before the app wakes up is kept and sent, never as a GET', async ({ page }) => {
-  let release = () => {};
-  const released = new Promise<void>((resolve) => (release = resolve));
-  // Hold back the app's scripts until the fields are filled.
-  await page.route(/\/register\/assets\/.*\.js$/, async (route) => {
-    await released;
-    await route.continue();
-  });
+test('what is typed before the app wakes up is kept and sent by the app', async ({ page }) => {
   const phone = uniquePhone();
-  await page.goto(path);
+  const release = await openWithoutApp(page, path);
+  await page.getByRole('textbox', { name: ar.fieldName }).fill(arabicName);
+  await page.getByRole('textbox', { name: ar.fieldPhone }).fill(phone);
+
+  release();
+  await waitForHydration(page);
+  const submit = page.getByRole('button', { name: ar.buttonSubmit });
+  await expect(page.getByRole('textbox', { name: ar.fieldName })).toHaveValue(arabicName);
+  await submit.click();
+  await expect(page.getByRole('status')).toHaveText(ar.success);
+  expect((await storedRow(phone)).name).toBe(arabicName);
+});
+
+test('a submit before the app has loaded is posted by the browser and stored once', async ({
+  page,
+}) => {
+  const { posts, settle } = recordPosts(page);
+  const phone = uniquePhone();
+  const release = await openWithoutApp(page, path);
   await page.getByRole('textbox', { name: ar.fieldName }).fill(arabicName);
   await page.getByRole('textbox', { name: ar.fieldPhone }).fill(phone);
 
   const submit = page.getByRole('button', { name: ar.buttonSubmit });
-  await expect(submit).toBeDisabled();
+  await expect(submit).toBeEnabled();
   await page.getByRole('textbox', { name: ar.fieldPhone }).press('Enter');
-  expect(new URL(page.url()).search, 'no GET with the name and phone in the address').toBe('');
+  await page.waitForURL(`${path}?${signedUpParameter}`);
+  await expect(page.getByRole('status')).toHaveText(ar.success);
 
+  // The app takes over the page it was sent to: the success line stays, the mark leaves the
+  // address, and nothing is posted again.
   release();
   await waitForHydration(page);
-  await expect(submit).toBeEnabled();
-  await expect(page.getByRole('textbox', { name: ar.fieldName })).toHaveValue(arabicName);
-  await submit.click();
   await expect(page.getByRole('status')).toHaveText(ar.success);
+  await expect(page).toHaveURL(path);
+  await page.reload();
+  await waitForHydration(page);
+  await settle();
+  expect(posts, 'no post to the API').toHaveLength(0);
   expect((await storedRow(phone)).name).toBe(arabicName);
 });

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import AxeBuilder from '@axe-core/playwright';
 import { test as base, expect, type Page, type Request, type Response } from '@playwright/test';
-import { ar } from '../src/domain/catalogue';
 import type { RegistrationsTable } from '../src/server/db/schema';
 import { serverNodeArgs } from '../scripts/build-server';
+import { sampleBrand } from '../testing/sample-brand';
 import { waitForHydration } from './hydration';
 
 export { expect, waitForHydration };
@@ -14,8 +14,8 @@ export { expect, waitForHydration };
 /** The apiBaseUrl-relative path of the pages' one call (docs/product.md §7). */
 export const registerApi = '**/api/external-register';
 
-/** The brand the e2e build uses: playwright.config.ts sets VITE_BRAND empty, so the default. */
-export const brand = ar.brandDefault;
+/** The provider's name the e2e server is started with (playwright.config.ts). */
+export const brand = sampleBrand.name;
 
 /** A person's name as people type it (test data, not product copy). */
 export const arabicName = 'نورة القحطاني';
@@ -85,6 +85,24 @@ export async function open(page: Page, path: string) {
   } finally {
     page.off('response', watch);
   }
+}
+
+/**
+ * Opens a page with the app's scripts held back until `release` is called: the server's HTML
+ * alone, as a visitor on a slow phone sees it first.
+ */
+export async function openWithoutApp(page: Page, path: string) {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/register\/assets\/.*\.js$/, async (route) => {
+    await released;
+    // The request may belong to a page the browser has left meanwhile.
+    await route.continue().catch(() => {});
+  });
+  // Not until 'load': the app's script is added once the first paint is reported, which can
+  // come before the load event, and a script added by then holds that event back.
+  await page.goto(path, { waitUntil: 'commit' });
+  return release;
 }
 
 /**

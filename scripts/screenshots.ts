@@ -1,7 +1,8 @@
 // `npm run screenshots`: builds the pages into a folder of its own, starts the server from its
 // sources (src/server/main.ts through tsx) on a free port with a fresh SQLite file, and saves a PNG of every
-// screen and state, on a phone and on a desktop, into docs/screenshots/. Chromium is Debian's
-// (or CHROME_PATH).
+// screen and state, on a phone and on a desktop, into docs/screenshots/. The server runs with a
+// made-up provider (testing/sample-brand.ts: a name, a logo and a licence), so the pictures show
+// the whole header. Chromium is Debian's (or CHROME_PATH).
 import { execSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { chromium, type BrowserContextOptions, type Page } from '@playwright/test';
 import { waitForHydration } from '../e2e/hydration';
 import { ar } from '../src/domain/catalogue';
+import { sampleBrand, sampleBrandEnv } from '../testing/sample-brand';
 import { startServerProcess } from '../testing/server-process';
 import { chromiumArgs, requireChromium } from './local-machine';
 
@@ -81,7 +83,7 @@ execSync(
     `tsx scripts/compress.ts ${distDir}/web`,
     `tsx scripts/build-server.ts ${distDir}/server`,
   ].join(' && '),
-  { stdio: 'inherit', env: { ...process.env, VITE_BRAND: '', VITE_API_BASE_URL: '' } },
+  { stdio: 'inherit', env: { ...process.env, VITE_API_BASE_URL: '' } },
 );
 const server = await startServerProcess({
   entry: `${distDir}/server/main.js`,
@@ -89,7 +91,8 @@ const server = await startServerProcess({
     DATABASE_URL: `sqlite:${join(dataDir, 'screenshots.db')}`,
     LOG_LEVEL: 'warn',
     DIST_DIR: distDir,
-    SITE_URL: '',
+    ...sampleBrandEnv,
+    SITE_URL: sampleBrand.siteUrl,
     REDIS_URL: '',
   },
   // Beside the build, so that it outlives the scratch database.

@@ -7,6 +7,9 @@ import { shutdownLimitMs } from '../src/server/server-limits';
 
 const repoRoot = fileURLToPath(new URL('../', import.meta.url));
 
+/** A port nothing listens on now, for a second listener of a server process (src/ may not import scripts/). */
+export { freePort };
+
 /**
  * `npm run build`'s steps as one shell command, into a build of the caller's own: a server
  * reads its template and asset names once at start, so an `npm run build` elsewhere during a

@@ -8,9 +8,10 @@ import { Client } from 'pg';
 import { onTestFinished } from 'vitest';
 import { compressDirectory } from '../scripts/compress';
 import { ar } from '../src/domain/catalogue';
+import type { Brand, FormState } from '../src/domain/render-contract';
 import { buildApp, type BuildOptions } from '../src/server/app';
 import { loadConfig, type Config } from '../src/server/env';
-import type { RegistrationsTable } from '../src/server/db/schema';
+import type { RegistrationsTable, WebhookEventsTable } from '../src/server/db/schema';
 
 export const fixtureScript = `console.log(${JSON.stringify('x'.repeat(2000))});\n`;
 export const fixtureHead = `<title>${ar.titleGeneric(ar.brandDefault)}</title>`;
@@ -29,11 +30,33 @@ export function fixtureOgUrl(url: string): string {
   return `<meta property="og:url" content="${url}" />`;
 }
 
+/** The brand the fixture's render was given, which it writes into the head as JSON. */
+export function fixtureBrand(page: string): Brand | undefined {
+  const json = /<meta name="fixture-brand" content="([^"]*)">/.exec(page)?.[1];
+  return json === undefined ? undefined : (JSON.parse(decodeURIComponent(json)) as Brand);
+}
+
+/**
+ * How the fixture's render shows the state of a form the server passes it (a form posted
+ * without JavaScript): each field's value, marked when invalid, then the error and success
+ * lines. Written into the fixture's module as its source, so it must use nothing from outside.
+ */
+export function fixtureFormState({ values, invalid, error, success }: FormState): string {
+  const escape = (text: string) =>
+    text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+  const fields = (['name', 'email', 'phone'] as const).map(
+    (field) =>
+      `<input name="${field}" value="${escape(values[field])}"` +
+      `${invalid.includes(field) ? ' aria-invalid="true"' : ''}>`,
+  );
+  return `${fields.join('')}<p role="alert">${escape(error)}</p><p role="status">${escape(success)}</p>`;
+}
+
 /**
  * A stand-in for `npm run build`: the template with both slots and an inline script, one
  * hashed asset (with its .br and .gz), one unhashed file and a render module that knows the
- * form routes (with an og:url from the origin it is given), so these tests never depend on the
- * web build.
+ * form routes (with an og:url from the origin it is given, and the brand it is given), so these
+ * tests never depend on the web build.
  */
 export async function writeFixtureBuild(distDir: string): Promise<void> {
   await mkdir(join(distDir, 'web', 'assets'), { recursive: true });
@@ -51,19 +74,25 @@ export async function writeFixtureBuild(distDir: string): Promise<void> {
   await compressDirectory(join(distDir, 'web'));
   await writeFile(
     join(distDir, 'ssr', 'entry-server.js'),
-    `export function render(url, { origin }) {
+    `export function render(url, { origin, brand, form: state }) {
       const path = url.split('?')[0];
       const form = ${fixtureFormRoutes}.exec(path);
       if (form) {
         const [, packageName, marketingId = form[3]] = form.map((p) => p && decodeURIComponent(p));
-        const head = ${JSON.stringify(fixtureHead)} + fixtureOgUrl(origin + path);
-        return { html: ${JSON.stringify(fixtureForm)}, head, status: 200, form: { packageName, marketingId } };
+        const head = ${JSON.stringify(fixtureHead)} + fixtureOgUrl(origin + path) +
+          '<meta name="fixture-brand" content="' + encodeURIComponent(JSON.stringify(brand)) + '">';
+        const html = ${JSON.stringify(fixtureForm)} + (state ? fixtureFormState(state) : '');
+        return { html, head, status: 200, form: { packageName, marketingId } };
+      }
+      if (path === '/register/my-registration-link') {
+        return { html: ${JSON.stringify(`<h1>${ar.headingMyLink}</h1>`)}, head: '', status: 200 };
       }
       return { html: ${JSON.stringify(ar.notFound)}, head: '', status: 404 };
     }
     function fixtureOgUrl(url) {
       return '<meta property="og:url" content="' + url + '" />';
-    }\n`,
+    }
+    ${fixtureFormState.toString()}\n`,
   );
 }
 
@@ -109,6 +138,8 @@ export interface TestDatabase {
   url: string;
   /** Every stored row, read through a connection of its own rather than the app's. */
   rows(): Promise<RegistrationsTable[]>;
+  /** Every webhook event, oldest first, read the same way. */
+  events(): Promise<WebhookEventsTable[]>;
   /** Removes the database; call once whatever used it is closed. */
   drop(): Promise<void>;
 }
@@ -126,18 +157,18 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   if (kind === 'sqlite') {
     const dir = await mkdtemp(join(tmpdir(), 'tasjeel-db-'));
     const file = join(dir, 'data', 'registrations.db');
+    const read = <Row>(table: string): Row[] => {
+      const db = new SqliteDatabase(file, { readonly: true });
+      try {
+        return db.prepare(`select * from ${table} order by created_at`).all() as Row[];
+      } finally {
+        db.close();
+      }
+    };
     return {
       url: `sqlite:${file}`,
-      async rows() {
-        const db = new SqliteDatabase(file, { readonly: true });
-        try {
-          return db
-            .prepare('select * from registrations order by created_at')
-            .all() as RegistrationsTable[];
-        } finally {
-          db.close();
-        }
-      },
+      rows: async () => read<RegistrationsTable>('registrations'),
+      events: async () => read<WebhookEventsTable>('webhook_events'),
       drop: () => rm(dir, { recursive: true, force: true }),
     };
   }
@@ -154,6 +185,12 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
     async rows() {
       const { rows } = await admin.query<RegistrationsTable>(
         `select * from ${schema}.registrations order by created_at`,
+      );
+      return rows;
+    },
+    async events() {
+      const { rows } = await admin.query<WebhookEventsTable>(
+        `select * from ${schema}.webhook_events order by created_at`,
       );
       return rows;
     },
@@ -218,5 +255,12 @@ export async function buildTestApp(
   const app = await buildApp(config, { logger: { stream }, ...buildOptions });
   onTestFinished(() => app.close());
 
-  return { app, dir, databaseUrl: database.url, rows: database.rows, log: () => logLines.join('') };
+  return {
+    app,
+    dir,
+    databaseUrl: database.url,
+    rows: database.rows,
+    events: database.events,
+    log: () => logLines.join(''),
+  };
 }

@@ -41,6 +41,17 @@ export const ar = {
   // The honeypot's label: nobody sees or hears it; a bot reading the markup may.
   fieldTrap: 'اترك هذا الحقل فارغاً',
   errorChallenge: 'تعذر التحقق من الطلب، يرجى إعادة المحاولة',
+  // The proof of work is solved by the page's JavaScript: a form posted without it cannot pass.
+  errorChallengeNeedsScript:
+    'يتطلب التسجيل تفعيل JavaScript في المتصفح، يرجى تفعيله ثم إعادة المحاولة',
+  // The quiet line under the card when BRAND_LICENCE is set: regulated advisers show it. The
+  // number is isolated left to right (U+2066 … U+2069): after Arabic letters its digits count
+  // as Arabic numbers, and 08126-37 would read 37-08126.
+  licence: (licence: string) => `مرخّصة من هيئة السوق المالية، ترخيص رقم \u2066${licence}\u2069`,
+  // The notice at collection under the button when PRIVACY_URL is set (the PDPL asks that the
+  // person be told, as the data is taken, where the privacy policy is); the link follows it.
+  privacyNotice: 'بالتسجيل، فإنك توافق على معالجة بياناتك وفق',
+  privacyLink: 'سياسة الخصوصية',
 } as const;
 
 // Link previews: the description and Open Graph tags of the server-rendered head, and
@@ -54,4 +65,26 @@ export const arPreview = {
   imageHeadline: 'سجل اهتمامك الآن',
   imageTagline: 'باقات التوصيات والمحافظ والتجربة المجانية',
   imageAlt: 'سجل اهتمامك الآن: باقات التوصيات والمحافظ والتجربة المجانية',
+} as const;
+
+// The marketer's numbers (docs/marketer-kit.md): the link page's section, in its own chunk, and
+// the endpoint's refusal. Apart from `ar`, so that the form pages' JavaScript does not carry them.
+export const arStats = {
+  heading: 'نتائج رابطك',
+  fieldPeriod: 'الفترة',
+  statsPeriods: { 1: 'اليوم', 7: 'آخر 7 أيام', 30: 'آخر 30 يوماً', 90: 'آخر 90 يوماً' },
+  statVisits: 'الزيارات',
+  statUniqueVisitors: 'الزوار',
+  statSignUps: 'التسجيلات',
+  statConversion: 'نسبة التحويل',
+  statDate: 'التاريخ',
+  // A rate without visitors: no number, rather than 0% or a division by zero.
+  statNone: '—',
+  statsChart: 'الزيارات والتسجيلات يومياً',
+  statsLoading: 'جارٍ تحميل النتائج...',
+  statsEmpty: 'لا توجد زيارات بعد',
+  errorStats: 'تعذر تحميل النتائج',
+  buttonRetry: 'إعادة المحاولة',
+  // No token, or one the platform did not sign.
+  errorSignIn: 'يرجى تسجيل الدخول لعرض نتائجك',
 } as const;

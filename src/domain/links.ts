@@ -14,6 +14,12 @@ export const formPaths = [
   '/register-client',
 ] as const;
 
+/**
+ * The query parameter of the page a form post without JavaScript is redirected to once it is
+ * stored: that page shows the success line, and reloading it posts nothing.
+ */
+export const signedUpParameter = 'registered';
+
 /** The link page of docs/product.md §2, relative to basePath. */
 export const myLinkPath = '/my-registration-link';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildNotes } from './notes';
-import { buildPayload, registrationSchema, trapField } from './registration';
+import { buildPayload, registrationSchema, trapField, utmFromQuery } from './registration';
 
 const valid = {
   name: 'سارة',
@@ -21,6 +21,69 @@ describe('buildPayload', () => {
     const general = buildPayload(values, {});
     expect(general).toEqual({ ...values, notes: 'تم التسجيل من رابط تسجيل عام' });
     expect(Object.keys(general)).toEqual(['name', 'email', 'phone', 'notes']);
+  });
+
+  it('adds the campaign parameters it is given', () => {
+    expect(buildPayload(values, {}, { utm_source: 'snapchat' })).toEqual({
+      ...values,
+      notes: 'تم التسجيل من رابط تسجيل عام',
+      utm_source: 'snapchat',
+    });
+  });
+});
+
+describe('utmFromQuery', () => {
+  const query = (search: string) => utmFromQuery(new URLSearchParams(search));
+
+  it('takes the five parameters that are present, and nothing else', () => {
+    expect(
+      query(
+        'utm_source=snapchat&utm_medium=cpc&utm_campaign=ramadan&utm_term=%D8%A3%D8%B3%D9%87%D9%85&utm_content=video&utm_foo=x&ref=y',
+      ),
+    ).toEqual({
+      utm_source: 'snapchat',
+      utm_medium: 'cpc',
+      utm_campaign: 'ramadan',
+      utm_term: 'أسهم',
+      utm_content: 'video',
+    });
+    expect(query('utm_campaign=ramadan')).toEqual({ utm_campaign: 'ramadan' });
+    expect(query('')).toEqual({});
+  });
+
+  it('trims, cuts to 100 characters, and drops empty values', () => {
+    expect(
+      query(`utm_campaign=${'c'.repeat(300)}&utm_source=+x+&utm_medium=+++&utm_term=`),
+    ).toEqual({
+      utm_campaign: 'c'.repeat(100),
+      utm_source: 'x',
+    });
+  });
+
+  it('never cuts a character in half', () => {
+    const campaign = `${'c'.repeat(99)}😀`;
+    expect(query(`utm_campaign=${encodeURIComponent(campaign)}`)).toEqual({
+      utm_campaign: 'c'.repeat(99),
+    });
+  });
+
+  it.each([
+    ['a control character', 'snap%07chat'],
+    ['a NUL', 'snap%00chat'],
+    ['a bidi override', 'snap%E2%80%AEchat'],
+    ['a bidi isolate', '%E2%81%A6snapchat%E2%81%A9'],
+  ])('drops a value holding %s, keeping the others', (_, source) => {
+    expect(query(`utm_source=${source}&utm_campaign=ramadan`)).toEqual({ utm_campaign: 'ramadan' });
+  });
+
+  it('gives only what the schema accepts', () => {
+    const utm = query(`utm_source=${'😀'.repeat(80)}&utm_medium=%D8%A5%D8%B9%D9%84%D8%A7%D9%86`);
+    const valid = {
+      name: 'سارة',
+      phone: '966512345678',
+      notes: buildNotes({}),
+    };
+    expect(registrationSchema.safeParse({ ...valid, ...utm }).success).toBe(true);
   });
 });
 
@@ -51,8 +114,29 @@ describe('registrationSchema', () => {
     ['a bidi isolate in the name', { name: '\u2067سارة\u2069' }],
     ['a name with no letter or digit', { name: '\u200F\u200B' }],
     ['a long honeypot value', { [trapField]: 'x'.repeat(101) }],
+    ['an empty utm_source', { utm_source: '' }],
+    ['a blank utm_medium', { utm_medium: '   ' }],
+    ['a utm_campaign over 100 characters', { utm_campaign: 'c'.repeat(101) }],
+    ['a control character in utm_term', { utm_term: 'a\u0007b' }],
+    ['a bidi override in utm_content', { utm_content: '\u202Eab' }],
+    ['a number for utm_source', { utm_source: 5 }],
+    ['an unknown utm_ field', { utm_foo: 'x' }],
   ])('refuses %s', (_, change) => {
     expect(registrationSchema.safeParse({ ...valid, ...change }).success).toBe(false);
+  });
+
+  it('accepts the five campaign parameters, each up to 100 characters, trimmed', () => {
+    const utm = {
+      utm_source: ' snapchat ',
+      utm_medium: 'cpc',
+      utm_campaign: 'c'.repeat(100),
+      utm_term: 'أسهم',
+      utm_content: 'video',
+    };
+    expect(registrationSchema.parse({ ...valid, ...utm })).toMatchObject({
+      ...utm,
+      utm_source: 'snapchat',
+    });
   });
 
   it('keeps the direction marks Arabic keyboards type (LRM, RLM, ALM)', () => {

@@ -31,6 +31,40 @@ export const proofOfWorkMeta = 'proof-of-work';
 /** The name of the form's honeypot field (a name bots like to fill). */
 export const trapField = 'website';
 
+/** The campaign parameters a page's URL may carry, sent with a sign-up under the same names. */
+export const utmFields = [
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_term',
+  'utm_content',
+] as const;
+export type UtmField = (typeof utmFields)[number];
+/** The campaign parameters a sign-up or a visit came with: only those present. */
+export type Utm = Partial<Record<UtmField, string>>;
+export const utmMaxLength = 100;
+
+const utmValue = z.optional(
+  z.string().check(z.trim(), z.minLength(1), z.maxLength(utmMaxLength), z.refine(storable)),
+);
+
+/**
+ * The campaign parameters of a page's query string, as a sign-up sends them: trimmed, cut to
+ * utmMaxLength, and left out when empty or holding a character the schema refuses. An ad's
+ * link is written by whoever set up the campaign, so a bad one must never cost a sign-up.
+ */
+export function utmFromQuery(query: { get(name: string): string | null }): Utm {
+  const utm: Utm = {};
+  for (const field of utmFields) {
+    let value = query.get(field)?.trim().slice(0, utmMaxLength);
+    // A cut between the halves of a surrogate pair (an emoji) leaves half a character.
+    if (value !== undefined && /[\uD800-\uDBFF]$/.test(value)) value = value.slice(0, -1);
+    value = value?.trim();
+    if (value && storable(value)) utm[field] = value;
+  }
+  return utm;
+}
+
 /** A marketer's id, as sent in marketing_id and as found in a link. */
 export const marketingIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
 
@@ -69,6 +103,12 @@ export const registrationSchema = z.strictObject({
       z.string().check(z.regex(marketingIdPattern)),
     ),
   ),
+  // The page's campaign parameters (utmFromQuery): where the lead came from, not who it is.
+  utm_source: utmValue,
+  utm_medium: utmValue,
+  utm_campaign: utmValue,
+  utm_term: utmValue,
+  utm_content: utmValue,
 });
 
 export type RegistrationPayload = z.input<typeof registrationSchema>;
@@ -80,9 +120,16 @@ export interface FormValues {
   phone: string;
 }
 
-/** The JSON body the form sends: marketing_id only when the route names a marketer. */
-export function buildPayload(values: FormValues, route: RouteAttribution): RegistrationPayload {
-  const payload: RegistrationPayload = { ...values, notes: buildNotes(route) };
+/**
+ * The JSON body the form sends: marketing_id only when the route names a marketer, and the
+ * page's campaign parameters (utmFromQuery) that are present.
+ */
+export function buildPayload(
+  values: FormValues,
+  route: RouteAttribution,
+  utm: Utm = {},
+): RegistrationPayload {
+  const payload: RegistrationPayload = { ...values, notes: buildNotes(route), ...utm };
   if (route.marketingId !== undefined) payload.marketing_id = route.marketingId;
   return payload;
 }

@@ -5,16 +5,21 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { Config } from './env';
+import { createMetrics } from './metrics';
 import { apiPlugin } from './plugins/api';
+import { metricsPlugin } from './plugins/metrics';
 import { databasePlugin } from './plugins/database';
 import { errorHandlingPlugin, refuseUnparsable, refuseUnroutable } from './plugins/error-handling';
 import { loadSheddingPlugin } from './plugins/load-shedding';
+import { marketerStatsPlugin } from './plugins/marketer-stats';
 import { loadBuild, pagesPlugin, type PageSource } from './plugins/pages';
 import { proxyTrustPlugin } from './plugins/proxy-trust';
 import { rateLimitPlugin } from './plugins/rate-limit';
 import { redisPlugin } from './plugins/redis';
 import { createProofOfWork } from './registrations/proof-of-work';
 import { securityHeaders, securityHeadersPlugin } from './plugins/security-headers';
+import { retentionPlugin } from './plugins/retention';
+import { webhooksPlugin } from './plugins/webhooks';
 
 type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
 
@@ -34,6 +39,8 @@ export interface BuildOptions extends Pick<
   maxEventLoopDelay?: number;
   /** Where the pages come from; by default the build in `config.distDir` (dev.ts: Vite). */
   pages?: PageSource;
+  /** How often the outbox is polled and how many deliveries at once (tests and benchmarks). */
+  webhookDelivery?: { pollMs?: number; maxInFlight?: number };
 }
 
 // Defence in depth: nothing logs bodies, but if one ever does, these never reach a log line.
@@ -54,6 +61,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     now = () => new Date(),
     maxEventLoopDelay = 0,
     pages: given,
+    webhookDelivery = {},
     ...timeouts
   } = options;
   // Read first: the CSP names the template's inline script, and a missing build stops the
@@ -86,9 +94,23 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   // Only application/json is a registration; text/plain would otherwise be parsed too.
   app.removeContentTypeParser('text/plain');
 
+  app.decorate('draining', false);
+  await app.register(metricsPlugin, {
+    metrics: config.metricsPort === undefined ? null : createMetrics(),
+  });
   await app.register(proxyTrustPlugin, { trustProxy: config.trustProxy });
   await app.register(redisPlugin, { redisUrl: config.redisUrl });
-  await app.register(databasePlugin, { database: config.database, now });
+  await app.register(databasePlugin, {
+    database: config.database,
+    now,
+    webhookEvents: config.webhooks !== undefined,
+  });
+  if (config.retentionDays !== undefined) {
+    await app.register(retentionPlugin, { days: config.retentionDays, now });
+  }
+  if (config.webhooks !== undefined) {
+    await app.register(webhooksPlugin, { config: config.webhooks, now, ...webhookDelivery });
+  }
   await app.register(errorHandlingPlugin);
   await app.register(securityHeadersPlugin, {
     headers,
@@ -96,23 +118,34 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   });
   await app.register(loadSheddingPlugin, { maxEventLoopDelay });
   await app.register(rateLimitPlugin);
-  // GET /api/health, POST /api/external-register, GET /api/altcha-challenge (ALTCHA on)
-  await app.register(apiPlugin, {
-    prefix: '/api',
-    corsOrigins: config.corsOrigins,
+  // One for the API and the pages' form posts: a solved challenge is spent for both.
+  const signUpOptions = {
+    repository: app.registrations,
     proofOfWork:
       config.altchaHmacKey === undefined
         ? undefined
         : createProofOfWork(config.altchaHmacKey, app.redis),
     rateLimitPerMinute: config.rateLimitPerMinute,
     now,
+  };
+  // GET /api/health, POST /api/external-register, GET /api/altcha-challenge (ALTCHA on)
+  await app.register(apiPlugin, {
+    prefix: '/api',
+    corsOrigins: config.corsOrigins,
+    ...signUpOptions,
   });
-  // GET /, GET /register/* (assets and server-rendered pages)
+  // GET /api/marketer/stats, only with MARKETER_AUTH_*: same origin only, so outside the API's CORS
+  if (config.marketerAuth !== undefined) {
+    await app.register(marketerStatsPlugin, { prefix: '/api', config: config.marketerAuth, now });
+  }
+  // GET /, GET /register/* (assets and server-rendered pages), POST on the form routes
   await app.register(pagesPlugin, {
     pages,
     siteUrl: config.siteUrl,
     publicUrl: config.publicUrl,
-    proofOfWork: config.altchaHmacKey !== undefined,
+    brand: config.brand,
+    marketerStatsStorageKey: config.marketerAuth?.storageKey,
+    ...signUpOptions,
   });
   return app;
 }

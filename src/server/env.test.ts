@@ -1,5 +1,10 @@
-import { resolve } from 'node:path';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { ar } from '../domain/catalogue';
+import { sampleBrand } from '../../testing/sample-brand';
 import { loadConfig } from './env';
 
 describe('loadConfig', () => {
@@ -17,6 +22,7 @@ describe('loadConfig', () => {
       publicUrl: undefined,
       loadShedDelayMs: 200,
       distDir: resolve('dist'),
+      brand: { name: ar.brandDefault, logo: undefined, licence: undefined },
     });
   });
 
@@ -109,13 +115,188 @@ describe('loadConfig', () => {
     ['PUBLIC_URL', 'https://tasjeel.example/register'],
     ['PUBLIC_URL', 'https://tasjeel.example/?a=1'],
     ['PUBLIC_URL', 'https://user:pass@tasjeel.example'],
+    ['BRAND_NAME', '   '],
+    ['BRAND_NAME', 'x'.repeat(81)],
+    ['BRAND_NAME', 'شركة\nالمثال'],
+    ['BRAND_LICENCE', 'ترخيص 08126-37'],
+    ['BRAND_LICENCE', '08126--37'],
+    ['WEBHOOK_URL', 'ftp://crm.example/hooks'],
+    ['WEBHOOK_SECRET', 'not-a-secret'],
+    ['WEBHOOK_SECRET', `whsec_${Buffer.alloc(8).toString('base64')}`],
+    ['WEBHOOK_TIMEOUT_MS', '0'],
+    ['WEBHOOK_RETRY_DELAYS', '5s,soon'],
+    ['MARKETER_AUTH_JWKS_URL', 'file:///etc/jwks.json'],
+    ['MARKETER_AUTH_SECRET', 'too-short'],
+    ['MARKETER_AUTH_COOKIE', 'session; Path=/'],
+    ['PRIVACY_URL', 'javascript:alert(1)'],
+    ['PRIVACY_URL', '/privacy'],
+    ['RETENTION_DAYS', '0'],
+    ['RETENTION_DAYS', '1.5'],
+    ['RETENTION_DAYS', 'forever'],
   ])('refuses %s=%s, naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(
       new RegExp(`Invalid environment:\\n  ${name}`),
     );
   });
 
+  it('reads the webhooks, with the Standard Webhooks schedule by default', () => {
+    expect(loadConfig({}).webhooks).toBeUndefined();
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    expect(
+      loadConfig({ WEBHOOK_URL: 'https://crm.example/hooks', WEBHOOK_SECRET: secret }),
+    ).toMatchObject({
+      webhooks: {
+        url: 'https://crm.example/hooks',
+        secret,
+        timeoutMs: 10_000,
+        retryDelaysMs: [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000].map((s) => s * 1_000),
+      },
+    });
+    expect(
+      loadConfig({
+        WEBHOOK_URL: 'https://crm.example/hooks',
+        WEBHOOK_SECRET: secret,
+        WEBHOOK_RETRY_DELAYS: '250ms, 2s,1m',
+      }).webhooks?.retryDelaysMs,
+    ).toEqual([250, 2_000, 60_000]);
+  });
+
+  it("reads the marketers' token settings; without keys the numbers are off", () => {
+    expect(loadConfig({ MARKETER_AUTH_COOKIE: 'session' }).marketerAuth).toBeUndefined();
+    const jwksUrl = 'https://platform.example/.well-known/jwks.json';
+    expect(loadConfig({ MARKETER_AUTH_JWKS_URL: jwksUrl }).marketerAuth).toEqual({
+      keys: { kind: 'jwks', url: jwksUrl },
+      issuer: undefined,
+      audience: undefined,
+      storageKey: 'token',
+      cookie: undefined,
+    });
+    const secret = 'x'.repeat(32);
+    expect(
+      loadConfig({
+        MARKETER_AUTH_SECRET: secret,
+        MARKETER_AUTH_ISSUER: 'https://platform.example',
+        MARKETER_AUTH_AUDIENCE: 'tasjeel',
+        MARKETER_AUTH_STORAGE_KEY: 'accessToken',
+        MARKETER_AUTH_COOKIE: 'platform_session',
+      }).marketerAuth,
+    ).toEqual({
+      keys: { kind: 'secret', secret },
+      issuer: 'https://platform.example',
+      audience: 'tasjeel',
+      storageKey: 'accessToken',
+      cookie: 'platform_session',
+    });
+  });
+
+  it('refuses both a JWKS and a shared secret', () => {
+    expect(() =>
+      loadConfig({
+        MARKETER_AUTH_JWKS_URL: 'https://platform.example/.well-known/jwks.json',
+        MARKETER_AUTH_SECRET: 'x'.repeat(32),
+      }),
+    ).toThrow(/MARKETER_AUTH_SECRET: must not be set with MARKETER_AUTH_JWKS_URL/);
+  });
+
+  it('reads PRIVACY_URL into the brand and RETENTION_DAYS, both unset by default', () => {
+    expect(loadConfig({})).toMatchObject({
+      brand: { privacyUrl: undefined },
+      retentionDays: undefined,
+    });
+    expect(
+      loadConfig({ PRIVACY_URL: 'https://provider.example/privacy', RETENTION_DAYS: '365' }),
+    ).toMatchObject({
+      brand: { privacyUrl: 'https://provider.example/privacy' },
+      retentionDays: 365,
+    });
+  });
+
+  it('refuses WEBHOOK_URL without WEBHOOK_SECRET', () => {
+    expect(() => loadConfig({ WEBHOOK_URL: 'https://crm.example/hooks' })).toThrow(
+      /WEBHOOK_SECRET: is required when WEBHOOK_URL is set/,
+    );
+  });
+
   it('names every bad variable at once', () => {
     expect(() => loadConfig({ PORT: 'x', LOG_LEVEL: 'y' })).toThrow(/PORT[^]*LOG_LEVEL/);
+  });
+});
+
+/** A PNG of the given size: its signature and IHDR chunk (what the reader looks at), then IDAT. */
+function png(width: number, height: number): Buffer {
+  const ihdr = Buffer.alloc(25);
+  ihdr.writeUInt32BE(13, 0);
+  ihdr.write('IHDR', 4, 'latin1');
+  ihdr.writeUInt32BE(width, 8);
+  ihdr.writeUInt32BE(height, 12);
+  ihdr.writeUInt8(8, 16);
+  const idat = deflateSync(Buffer.alloc(height * (width * 3 + 1)));
+  const chunk = Buffer.alloc(8);
+  chunk.writeUInt32BE(idat.length, 0);
+  chunk.write('IDAT', 4, 'latin1');
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return Buffer.concat([signature, ihdr, chunk, idat, Buffer.alloc(4)]);
+}
+
+describe('the brand variables', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tasjeel-logo-'));
+  function file(name: string, content: string | Buffer): string {
+    writeFileSync(join(dir, name), content);
+    return join(dir, name);
+  }
+
+  it('reads the name (trimmed) and the licence number', () => {
+    const config = loadConfig({ BRAND_NAME: `  ${sampleBrand.name} `, BRAND_LICENCE: '08126-37' });
+    expect(config.brand).toEqual({ name: sampleBrand.name, logo: undefined, licence: '08126-37' });
+  });
+
+  it('reads an SVG logo with its width and height', () => {
+    const { logo } = loadConfig({ BRAND_LOGO: sampleBrand.logo }).brand;
+    expect(logo).toMatchObject({ type: 'image/svg+xml', width: 120, height: 40 });
+    expect(logo?.body.toString()).toContain('<svg');
+  });
+
+  it.each([
+    ['a viewBox only', '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 300 100"/>'],
+    [
+      'an XML declaration, a comment and px',
+      '<?xml version="1.0"?>\n<!-- logo --><svg width="300px" height="100px"></svg>',
+    ],
+  ])('reads the size of an SVG with %s', (_, svg) => {
+    const { logo } = loadConfig({ BRAND_LOGO: file('logo.svg', svg) }).brand;
+    expect(logo).toMatchObject({ width: 300, height: 100 });
+  });
+
+  it('reads a PNG logo with its width and height', () => {
+    const { logo } = loadConfig({ BRAND_LOGO: file('logo.png', png(48, 16)) }).brand;
+    expect(logo).toMatchObject({ type: 'image/png', width: 48, height: 16 });
+  });
+
+  it.each([
+    ['a missing file', () => join(dir, 'nothing.svg'), /cannot read .*nothing\.svg \(ENOENT\)/],
+    ['a folder', () => dir, /cannot read .* \(EISDIR\)/],
+    ['a text file', () => file('logo.txt', 'our logo'), /logo\.txt is not a PNG or SVG image/],
+    ['a JPEG', () => file('logo.jpg', Buffer.from([0xff, 0xd8, 0xff, 0xe0])), /not a PNG or SVG/],
+    ['an HTML page', () => file('logo.html', '<html><svg/></html>'), /not a PNG or SVG image/],
+    [
+      'an SVG without a size',
+      () => file('sizeless.svg', '<svg xmlns="http://www.w3.org/2000/svg"/>'),
+      /sizeless\.svg has no size: give its <svg> a width and height in px, or a viewBox/,
+    ],
+    [
+      'an SVG sized in %',
+      () => file('percent.svg', '<svg width="100%" height="100%"/>'),
+      /percent\.svg has no size/,
+    ],
+    [
+      'a cut PNG',
+      () => file('cut.png', png(48, 16).subarray(0, 20)),
+      /cut\.png is not a valid PNG/,
+    ],
+  ])('refuses to start with %s as BRAND_LOGO, saying why', (_, path, message) => {
+    expect(() => loadConfig({ BRAND_LOGO: path() })).toThrow(
+      /^Invalid environment:\n {2}BRAND_LOGO: /,
+    );
+    expect(() => loadConfig({ BRAND_LOGO: path() })).toThrow(message);
   });
 });

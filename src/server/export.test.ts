@@ -30,6 +30,7 @@ const sara: StoredRegistration = {
   packageKey: 'premium_reco',
   source: 'marketer_link',
   repeatOf: null,
+  utm: { utm_source: 'snapchat', utm_campaign: 'ramadan' },
 };
 const tricky: StoredRegistration = {
   ...sara,
@@ -41,6 +42,7 @@ const tricky: StoredRegistration = {
   packageKey: null,
   source: null,
   repeatOf: sara.id,
+  utm: {},
 };
 
 describe('formatRegistrations', () => {
@@ -49,7 +51,7 @@ describe('formatRegistrations', () => {
     expect(csv.startsWith('\uFEFF')).toBe(true);
     expect(csv.slice(1).split('\r\n')).toEqual([
       exportFields.join(','),
-      `${sara.id},${sara.createdAt},${sara.name},,${sara.phone},${sara.notes},42,premium_reco,marketer_link,`,
+      `${sara.id},${sara.createdAt},${sara.name},,${sara.phone},${sara.notes},42,premium_reco,marketer_link,,snapchat,,ramadan,,`,
       '',
     ]);
   });
@@ -58,7 +60,7 @@ describe('formatRegistrations', () => {
     const row = formatRegistrations([tricky], 'csv').split('\r\n')[1];
     expect(row).toBe(
       `${tricky.id},${tricky.createdAt},"'=HYPERLINK(""http://evil.example"",""نعم, لا"")",` +
-        `a@example.com,966512345678,"line one\nline two",,,,${sara.id}`,
+        `a@example.com,966512345678,"line one\nline two",,,,${sara.id},,,,,`,
     );
   });
 
@@ -88,6 +90,11 @@ describe('formatRegistrations', () => {
       package_key: 'premium_reco',
       source: 'marketer_link',
       repeat_of: null,
+      utm_source: 'snapchat',
+      utm_medium: null,
+      utm_campaign: 'ramadan',
+      utm_term: null,
+      utm_content: null,
     });
     expect(JSON.parse(lines[1] ?? '')).toMatchObject({ repeat_of: sara.id });
     expect(Object.keys(JSON.parse(lines[1] ?? ''))).toEqual([...exportFields]);
@@ -155,7 +162,7 @@ describe.each(testBackends)('on $name', (backend) => {
       expect(await readFile(file, 'utf8')).toContain(`,${values.name},,${values.phone},`);
     });
 
-    it('shows a repeat with repeat_of, the first row id, as the last column', async () => {
+    it('shows a repeat with repeat_of, the first row id, before the campaign columns', async () => {
       const { app, databaseUrl } = await buildTestApp(backend);
       const post = (name: string) =>
         app.inject({
@@ -174,9 +181,13 @@ describe.each(testBackends)('on $name', (backend) => {
       });
       expect(code).toBe(0);
       const lines = csv.slice(1).split('\r\n');
-      expect(lines[0]?.endsWith(',source,repeat_of')).toBe(true);
-      expect(lines[1]).toMatch(new RegExp(`^${id},.*,سارة,.*,$`));
-      expect(lines[2]).toMatch(new RegExp(`,سارة أحمد,.*,${id}$`));
+      expect(
+        lines[0]?.endsWith(
+          ',source,repeat_of,utm_source,utm_medium,utm_campaign,utm_term,utm_content',
+        ),
+      ).toBe(true);
+      expect(lines[1]).toMatch(new RegExp(`^${id},.*,سارة,.*,,,,,,$`));
+      expect(lines[2]).toMatch(new RegExp(`,سارة أحمد,.*,${id},,,,,$`));
     });
 
     it('never migrates: refuses a database whose schema is behind, and leaves it so', async () => {
@@ -210,7 +221,11 @@ describe.each(testBackends)('on $name', (backend) => {
       await app.inject({
         method: 'POST',
         url: '/api/external-register',
-        payload: buildPayload(values, { packageName: 'classic_reco' }),
+        payload: buildPayload(
+          values,
+          { packageName: 'classic_reco' },
+          { utm_source: 'snapchat', utm_campaign: 'رمضان' },
+        ),
       });
       const env = { ...process.env, DATABASE_URL: databaseUrl };
 
@@ -221,6 +236,11 @@ describe.each(testBackends)('on $name', (backend) => {
         notes: buildNotes({ packageName: 'classic_reco' }),
         package_key: 'classic_reco',
         source: 'general_link',
+        utm_source: 'snapchat',
+        utm_medium: null,
+        utm_campaign: 'رمضان',
+        utm_term: null,
+        utm_content: null,
       });
 
       const csv = await run(
@@ -230,6 +250,7 @@ describe.each(testBackends)('on $name', (backend) => {
       );
       expect(csv.stdout.startsWith(`\uFEFF${exportFields.join(',')}\r\n`)).toBe(true);
       expect(csv.stdout).toContain(`,${values.name},,${values.phone},`);
+      expect(csv.stdout).toContain(',snapchat,,رمضان,,\r\n');
 
       const bad = await run(tsx, ['src/server/export.ts', '--format', 'pdf'], { env }).catch(
         (error: { code: number; stderr: string }) => error,

@@ -28,6 +28,11 @@ function toRecord(row: StoredRegistration): Record<(typeof exportFields)[number]
     package_key: row.packageKey,
     source: row.source,
     repeat_of: row.repeatOf,
+    utm_source: row.utm.utm_source ?? null,
+    utm_medium: row.utm.utm_medium ?? null,
+    utm_campaign: row.utm.utm_campaign ?? null,
+    utm_term: row.utm.utm_term ?? null,
+    utm_content: row.utm.utm_content ?? null,
   };
 }
 

@@ -146,9 +146,12 @@ describe.each(testBackends.filter((backend) => backend.database === 'postgres'))
       expect(refused.json()).toEqual({ error: ar.errorGeneric });
       expect(ms).toBeLessThan(3_500);
       expect((await app.inject({ url: '/api/health' })).statusCode).toBe(503);
+      const notReady = await app.inject({ url: '/api/ready' });
+      expect([notReady.statusCode, notReady.json()]).toEqual([503, { status: 'unavailable' }]);
 
       await proxy.restore();
       await healed(app, 5_000);
+      expect((await app.inject({ url: '/api/ready' })).statusCode).toBe(200);
       expect((await app.inject({ method: 'POST', url, payload: payload(3) })).statusCode).toBe(201);
       expect((await rows()).map((row) => row.phone)).toEqual([phoneOf(1), phoneOf(3)]);
       expect(log()).toContain('database unavailable');

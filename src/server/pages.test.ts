@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { brotliDecompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ar } from '../domain/catalogue';
+import { sampleBrand, sampleBrandEnv } from '../../testing/sample-brand';
 import {
   buildTestApp,
+  fixtureBrand,
   fixtureForm,
   fixtureHead,
   fixtureOgUrl,
@@ -118,6 +121,54 @@ describe.each(testBackends)('on $name', (backend) => {
       const { app: proxied } = await buildTestApp(backend, { TRUST_PROXY: 'true' });
       const trusted = await proxied.inject({ url: path, headers: forwarded });
       expect(trusted.body).toContain(fixtureOgUrl(`https://tasjeel.example${path}`));
+    });
+  });
+
+  describe('the provider, from BRAND_NAME, BRAND_LOGO, BRAND_LICENCE, SITE_URL and PRIVACY_URL', () => {
+    const form = '/register/register-client';
+
+    it('renders every page with the default name alone when none is set', async () => {
+      const { app } = await buildTestApp(backend);
+      const page = await app.inject({ url: form });
+      expect(fixtureBrand(page.body)).toEqual({ name: ar.brandDefault });
+    });
+
+    it('renders every page with the brand read at start, the logo under /register/', async () => {
+      const { app } = await buildTestApp(backend, {
+        ...sampleBrandEnv,
+        SITE_URL: sampleBrand.siteUrl,
+      });
+      const page = await app.inject({ url: form });
+      expect(fixtureBrand(page.body)).toEqual({
+        name: sampleBrand.name,
+        logo: {
+          src: expect.stringMatching(/^\/register\/brand-logo-[0-9a-f]{12}\.svg$/),
+          width: 120,
+          height: 40,
+        },
+        licence: sampleBrand.licence,
+        siteUrl: sampleBrand.siteUrl,
+        privacyUrl: sampleBrand.privacyUrl,
+      });
+    });
+
+    it('serves the logo file, named by its content, so it is cached for good', async () => {
+      const { app } = await buildTestApp(backend, sampleBrandEnv);
+      const src = fixtureBrand((await app.inject({ url: form })).body)?.logo?.src ?? '';
+      const logo = await app.inject({ url: src });
+      expect(logo.statusCode).toBe(200);
+      expect(logo.headers['content-type']).toBe('image/svg+xml');
+      expect(logo.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(logo.body).toBe(readFileSync(sampleBrand.logo, 'utf8'));
+      // Opened on its own, an SVG is a document: the pages' CSP runs none of its scripts.
+      expect(logo.headers['content-security-policy']).toContain("script-src 'self'");
+      expect((await app.inject({ url: '/register/brand-logo.svg' })).statusCode).toBe(404);
+    });
+
+    it('refuses to start with a logo that is not there', async () => {
+      await expect(buildTestApp(backend, { BRAND_LOGO: '/nowhere/logo.svg' })).rejects.toThrow(
+        /BRAND_LOGO: cannot read \/nowhere\/logo\.svg \(ENOENT\)/,
+      );
     });
   });
 

@@ -4,8 +4,11 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { buildPayload, registrationSchema } from '../domain/registration';
 import {
+  buildCampaignReport,
   buildReport,
+  campaignReportNotes,
   conversionRate,
+  formatCampaignReport,
   formatReport,
   reportNotes,
   runReport,
@@ -200,4 +203,138 @@ describe.each(testBackends)('on $name', (backend) => {
       ]);
     }, 30_000);
   });
+});
+
+describe('the report per campaign', () => {
+  it('puts visits and sign-ups of each source and campaign side by side, none last', () => {
+    const report = buildCampaignReport(
+      [
+        { utmSource: null, utmCampaign: null, visits: 50, visitors: 40 },
+        { utmSource: 'snapchat', utmCampaign: 'ramadan', visits: 30, visitors: 20 },
+        { utmSource: 'qr', utmCampaign: null, visits: 4, visitors: 4 },
+      ],
+      [
+        { utmSource: 'snapchat', utmCampaign: 'ramadan', leads: 5, repeats: 1 },
+        { utmSource: 'whatsapp', utmCampaign: null, leads: 2, repeats: 0 },
+        { utmSource: null, utmCampaign: null, leads: 4, repeats: 0 },
+      ],
+    );
+    expect(report).toEqual([
+      { utmSource: 'qr', utmCampaign: null, visits: 4, visitors: 4, leads: 0, repeats: 0 },
+      {
+        utmSource: 'snapchat',
+        utmCampaign: 'ramadan',
+        visits: 30,
+        visitors: 20,
+        leads: 5,
+        repeats: 1,
+      },
+      { utmSource: 'whatsapp', utmCampaign: null, visits: 0, visitors: 0, leads: 2, repeats: 0 },
+      { utmSource: null, utmCampaign: null, visits: 50, visitors: 40, leads: 4, repeats: 0 },
+    ]);
+    expect(formatCampaignReport(report, 'table').split('\n').slice(0, 9)).toEqual([
+      'Visits and sign-ups per campaign, all time',
+      '',
+      'Source    Campaign  Visits  Unique visitors  Leads  Repeats  Conversion',
+      'qr        (none)         4                4      0        0        0.0%',
+      'snapchat  ramadan       30               20      5        1       25.0%',
+      'whatsapp  (none)         0                0      2        0           —',
+      '(none)    (none)        50               40      4        0       10.0%',
+      '-----------------------------------------------------------------------',
+      'Total                   84               64     11        1       17.2%',
+    ]);
+    expect(formatCampaignReport(report, 'table')).toContain(campaignReportNotes[0]);
+    expect(formatCampaignReport([{ ...report[0]!, utmCampaign: '=1+1' }], 'csv')).toBe(
+      '\uFEFF' +
+        [
+          'utm_source,utm_campaign,visits,unique_visitors,leads,repeats,conversion_percent',
+          "qr,'=1+1,4,4,0,0,0.0",
+          '',
+        ].join('\r\n'),
+    );
+  });
+
+  it('refuses --by anything but link or campaign', async () => {
+    let message = '';
+    const code = await runReport(
+      ['--by', 'marketer'],
+      {},
+      {
+        out: () => {},
+        err: (text) => (message += text),
+      },
+    );
+    expect(code).toBe(2);
+    expect(message).toContain('--by must be link or campaign');
+  });
+});
+
+describe.each(testBackends)('on $name', (backend) => {
+  it('npm run report -- --by campaign counts the visits and sign-ups made through the pages', async () => {
+    const clock = { now: new Date('2025-03-01T10:00:00Z') };
+    const { app, databaseUrl } = await buildTestApp(backend, {}, { now: () => clock.now });
+    const agent = 'Mozilla/5.0 (Linux; Android 14) Chrome/126.0 Mobile';
+    const page = '/register/register-client/premium_reco/42';
+    const visit = (query: string, remoteAddress: string) =>
+      app.inject({ url: `${page}${query}`, remoteAddress, headers: { 'user-agent': agent } });
+    const signUp = (phone: string, query: string) =>
+      app.inject({
+        method: 'POST',
+        url: `${page}${query}`,
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          origin: 'http://localhost:80',
+        },
+        payload: new URLSearchParams({ name: 'سارة', email: '', phone }).toString(),
+      });
+    const snapchat = '?utm_source=snapchat&utm_medium=cpc&utm_campaign=ramadan';
+
+    // Three visitors from the Snapchat ad (one cut to 100 characters by the same rule as its
+    // sign-up would be), one from WhatsApp, one untagged; a bad utm_source is no campaign.
+    await visit(snapchat, '198.51.100.1');
+    await visit(snapchat, '198.51.100.2');
+    await visit(`?utm_source=+snapchat+&utm_campaign=ramadan`, '198.51.100.3');
+    await visit('?utm_source=whatsapp&utm_medium=referral', '198.51.100.4');
+    await visit('', '198.51.100.5');
+    await visit('?utm_source=snap%07chat', '198.51.100.6');
+    // A visitor's first view of the day is its campaign: the later untagged view adds nothing.
+    await visit('', '198.51.100.1');
+    expect((await signUp('966500000001', snapchat)).statusCode).toBe(303);
+    expect((await signUp('966500000001', snapchat)).statusCode).toBe(303);
+    expect((await signUp('966500000002', '?utm_source=whatsapp')).statusCode).toBe(303);
+    await app.close();
+
+    let table = '';
+    const code = await runReport(
+      ['--by', 'campaign'],
+      { DATABASE_URL: databaseUrl },
+      {
+        out: (text) => (table += text),
+        err: (text) => expect.fail(text),
+      },
+    );
+    expect(code).toBe(0);
+    expect(table.split('\n').slice(0, 8)).toEqual([
+      'Visits and sign-ups per campaign, all time',
+      '',
+      'Source    Campaign  Visits  Unique visitors  Leads  Repeats  Conversion',
+      'snapchat  ramadan        3                3      1        1       33.3%',
+      'whatsapp  (none)         1                1      1        0      100.0%',
+      '(none)    (none)         2                2      0        0        0.0%',
+      '-----------------------------------------------------------------------',
+      'Total                    6                6      2        1       33.3%',
+    ]);
+
+    // The report per link is the same as ever: one link, all its visits and sign-ups.
+    let byLink = '';
+    await runReport(
+      ['--format', 'csv'],
+      { DATABASE_URL: databaseUrl },
+      {
+        out: (text) => (byLink += text),
+        err: (text) => expect.fail(text),
+      },
+    );
+    expect(byLink.slice(1).split('\r\n')[1]).toBe('42,premium_reco,6,6,2,1,33.3');
+  }, 30_000);
 });

@@ -4,16 +4,21 @@ import { packageKeys } from '../domain/packages';
 import { csvCell, parseSince, readDatabase, type Output } from './cli';
 import {
   createRegistrationRepository,
+  type CampaignSignUps,
   type LinkSignUps,
 } from './registrations/registration-repository';
-import { createVisitRepository, type LinkVisits } from './visits/visit-repository';
+import { deletedTotals } from './registrations/personal-data';
+import {
+  createVisitRepository,
+  type CampaignVisits,
+  type LinkVisits,
+} from './visits/visit-repository';
 
 export type ReportFormat = 'table' | 'csv';
+/** What a row is: a link (marketer and package) or a campaign (utm_source and utm_campaign). */
+export type ReportBy = 'link' | 'campaign';
 
-/** One link's numbers: a marketer (null: a general link) and a package (null: the free trial). */
-export interface ReportRow {
-  marketingId: string | null;
-  packageKey: string | null;
+interface Counts {
   visits: number;
   visitors: number;
   /** First sign-ups; a repeat (same phone and notes within 24 hours) is counted apart. */
@@ -21,14 +26,72 @@ export interface ReportRow {
   repeats: number;
 }
 
-const usage = 'usage: npm run report -- [--since YYYY-MM-DD[THH:MM:SSZ]] [--format table|csv]';
+/** One link's numbers: a marketer (null: a general link) and a package (null: the free trial). */
+export interface ReportRow extends Counts {
+  marketingId: string | null;
+  packageKey: string | null;
+}
+
+/** One campaign's numbers: the utm_source and utm_campaign of the page (null: none). */
+export interface CampaignReportRow extends Counts {
+  utmSource: string | null;
+  utmCampaign: string | null;
+}
+
+const usage =
+  'usage: npm run report -- [--since YYYY-MM-DD[THH:MM:SSZ]] [--format table|csv] [--by link|campaign]';
 
 export const reportNotes = [
   'Visits are unauthenticated counts: anyone can add to them. A visitor (address and browser) counts once per link and UTC day.',
   'Unique visitors are counted per UTC day (the visitor hash rotates daily): one person on two days counts twice.',
   'Leads are first sign-ups; a repeat (same phone and notes within 24 hours) is counted apart, for the link of the lead it repeats.',
+  'Deleted submissions (RETENTION_DAYS, erasure) are still counted, from daily totals.',
   'Conversion is leads / unique visitors. "(general)" is a link without a marketer; link-preview fetchers are not visits.',
 ];
+
+export const campaignReportNotes = [
+  "A visit counts for the campaign of the visitor's first view of the link that day; a lead for the campaign of the page it was sent from, and a repeat for its lead's.",
+  '"(none)" is a page opened without utm_source or utm_campaign. Unique visitors and conversion are counted as in the report per link.',
+];
+
+/** Visits and sign-ups side by side, one row per campaign: sources and campaigns by name, none last. */
+export function buildCampaignReport(
+  visits: CampaignVisits[],
+  signUps: CampaignSignUps[],
+): CampaignReportRow[] {
+  const rows = new Map<string, CampaignReportRow>();
+  const row = ({
+    utmSource,
+    utmCampaign,
+  }: {
+    utmSource: string | null;
+    utmCampaign: string | null;
+  }) => {
+    const key = JSON.stringify([utmSource, utmCampaign]);
+    let found = rows.get(key);
+    if (found === undefined) {
+      found = { utmSource, utmCampaign, visits: 0, visitors: 0, leads: 0, repeats: 0 };
+      rows.set(key, found);
+    }
+    return found;
+  };
+  for (const campaign of visits) {
+    const found = row(campaign);
+    found.visits += campaign.visits;
+    found.visitors += campaign.visitors;
+  }
+  for (const campaign of signUps) {
+    const found = row(campaign);
+    found.leads += campaign.leads;
+    found.repeats += campaign.repeats;
+  }
+  // By name, none last.
+  const byName = (a: string | null, b: string | null) =>
+    a === b ? 0 : a === null ? 1 : b === null ? -1 : a.localeCompare(b, 'en');
+  return [...rows.values()].sort(
+    (a, b) => byName(a.utmSource, b.utmSource) || byName(a.utmCampaign, b.utmCampaign),
+  );
+}
 
 /** Visits and sign-ups side by side, one row per link: marketers by id, general links last. */
 export function buildReport(visits: LinkVisits[], signUps: LinkSignUps[]): ReportRow[] {
@@ -91,31 +154,78 @@ export function conversionRate(leads: number, visitors: number): string {
   return visitors === 0 ? '—' : `${((leads / visitors) * 100).toFixed(1)}%`;
 }
 
-function total(rows: ReportRow[]): ReportRow {
+function total(rows: Counts[]): Counts {
   return rows.reduce(
     (sum, row) => ({
-      ...sum,
       visits: sum.visits + row.visits,
       visitors: sum.visitors + row.visitors,
       leads: sum.leads + row.leads,
       repeats: sum.repeats + row.repeats,
     }),
-    { marketingId: null, packageKey: null, visits: 0, visitors: 0, leads: 0, repeats: 0 },
+    { visits: 0, visitors: 0, leads: 0, repeats: 0 },
   );
 }
+
+/** How a report of one kind names its rows: two text columns, then the counts. */
+interface Layout<Row> {
+  title: string;
+  headings: [string, string];
+  csvHeadings: [string, string];
+  /** The row's two values; null is shown as `none` in the table and empty in CSV. */
+  labels(row: Row): [string | null, string | null];
+  none: [string, string];
+  notes: string[];
+}
+
+const linkLayout: Layout<ReportRow> = {
+  title: 'Visits and sign-ups per link',
+  headings: ['Marketer', 'Package'],
+  csvHeadings: ['marketing_id', 'package_key'],
+  labels: (row) => [row.marketingId, row.packageKey],
+  none: ['(general)', '(free trial)'],
+  notes: reportNotes,
+};
+
+const campaignLayout: Layout<CampaignReportRow> = {
+  title: 'Visits and sign-ups per campaign',
+  headings: ['Source', 'Campaign'],
+  csvHeadings: ['utm_source', 'utm_campaign'],
+  labels: (row) => [row.utmSource, row.utmCampaign],
+  none: ['(none)', '(none)'],
+  notes: campaignReportNotes,
+};
 
 /**
  * The report as text: an aligned table with a total and the notes above, or CSV (one row per
  * link, no total; with a UTF-8 byte order mark and CRLF, as the export writes it).
  */
 export function formatReport(rows: ReportRow[], format: ReportFormat, since?: Date): string {
+  return formatRows(linkLayout, rows, format, since);
+}
+
+/** The report per campaign, as formatReport writes the one per link. */
+export function formatCampaignReport(
+  rows: CampaignReportRow[],
+  format: ReportFormat,
+  since?: Date,
+): string {
+  return formatRows(campaignLayout, rows, format, since);
+}
+
+function formatRows<Row extends Counts>(
+  layout: Layout<Row>,
+  rows: Row[],
+  format: ReportFormat,
+  since?: Date,
+): string {
   if (format === 'csv') {
-    const header =
-      'marketing_id,package_key,visits,unique_visitors,leads,repeats,conversion_percent';
+    const header = [
+      ...layout.csvHeadings,
+      'visits,unique_visitors,leads,repeats,conversion_percent',
+    ].join(',');
     const lines = rows.map((row) =>
       [
-        csvCell(row.marketingId),
-        csvCell(row.packageKey),
+        ...layout.labels(row).map(csvCell),
         row.visits,
         row.visitors,
         row.leads,
@@ -126,7 +236,7 @@ export function formatReport(rows: ReportRow[], format: ReportFormat, since?: Da
     return `\uFEFF${[header, ...lines].map((line) => `${line}\r\n`).join('')}`;
   }
 
-  const cells = (label: [string, string], row: ReportRow) => [
+  const cells = (label: [string, string], row: Counts) => [
     ...label.map(visible),
     String(row.visits),
     String(row.visitors),
@@ -135,10 +245,11 @@ export function formatReport(rows: ReportRow[], format: ReportFormat, since?: Da
     conversionRate(row.leads, row.visitors),
   ];
   const table = [
-    ['Marketer', 'Package', 'Visits', 'Unique visitors', 'Leads', 'Repeats', 'Conversion'],
-    ...rows.map((row) =>
-      cells([row.marketingId ?? '(general)', row.packageKey ?? '(free trial)'], row),
-    ),
+    [...layout.headings, 'Visits', 'Unique visitors', 'Leads', 'Repeats', 'Conversion'],
+    ...rows.map((row) => {
+      const [first, second] = layout.labels(row);
+      return cells([first ?? layout.none[0], second ?? layout.none[1]], row);
+    }),
     cells(['Total', ''], total(rows)),
   ];
   const widths = table[0]!.map((_, column) =>
@@ -155,13 +266,13 @@ export function formatReport(rows: ReportRow[], format: ReportFormat, since?: Da
   );
   const period = since === undefined ? 'all time' : `since ${since.toISOString()}`;
   return [
-    `Visits and sign-ups per link, ${period}`,
+    `${layout.title}, ${period}`,
     '',
     ...lines.slice(0, -1),
     '-'.repeat(lines[0]!.length),
     lines.at(-1),
     '',
-    ...reportNotes,
+    ...layout.notes,
     '',
   ].join('\n');
 }
@@ -173,18 +284,27 @@ export async function runReport(
   { out, err }: Output,
 ): Promise<number> {
   let format: ReportFormat;
+  let by: ReportBy;
   let since: Date | undefined;
   try {
     const { values } = parseArgs({
       args: argv,
-      options: { format: { type: 'string', default: 'table' }, since: { type: 'string' } },
+      options: {
+        format: { type: 'string', default: 'table' },
+        since: { type: 'string' },
+        by: { type: 'string', default: 'link' },
+      },
       strict: true,
       allowPositionals: false,
     });
     if (values.format !== 'table' && values.format !== 'csv') {
       throw new Error('--format must be table or csv');
     }
+    if (values.by !== 'link' && values.by !== 'campaign') {
+      throw new Error('--by must be link or campaign');
+    }
     format = values.format;
+    by = values.by;
     since = parseSince(values.since);
   } catch (error) {
     err(`${(error as Error).message}\n${usage}\n`);
@@ -193,11 +313,24 @@ export async function runReport(
 
   return readDatabase(env, err, async (database) => {
     // Visits are kept per day, so a --since with a time counts that whole day's visits.
-    const visits = await createVisitRepository(database).totals({
-      since: since?.toISOString().slice(0, 10),
-    });
-    const signUps = await createRegistrationRepository(database).countByLink({ since });
-    out(formatReport(buildReport(visits, signUps), format, since));
+    const day = since?.toISOString().slice(0, 10);
+    const visits = createVisitRepository(database);
+    const registrations = createRegistrationRepository(database);
+    if (by === 'campaign') {
+      const rows = buildCampaignReport(
+        await visits.campaignTotals({ since: day }),
+        await registrations.countByCampaign({ since }),
+      );
+      return out(formatCampaignReport(rows, format, since));
+    }
+    // Deleted submissions (RETENTION_DAYS, erasure) were counted per day before they went; like
+    // visits, a --since with a time counts that whole day's.
+    const deleted = await deletedTotals(database, day);
+    const rows = buildReport(await visits.totals({ since: day }), [
+      ...(await registrations.countByLink({ since })),
+      ...deleted,
+    ]);
+    out(formatReport(rows, format, since));
   });
 }
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { listenForMetrics } from './metrics';
 import type { Config } from './env';
 import { maxConnections, shutdownGraceMs, shutdownLimitMs } from './server-limits';
 
@@ -15,6 +16,9 @@ export async function serve(app: FastifyInstance, config: Config): Promise<void>
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'closing: finishing requests in flight, then the database');
+    // /api/ready says 503 first, for READY_DRAIN_MS, so that the balancer stops sending.
+    app.draining = true;
+    await new Promise((resolve) => setTimeout(resolve, config.readyDrainMs));
     // A request that never ends must not keep the process alive forever: after a grace for
     // the requests in flight, the connections still open (idle, or a client sending slowly)
     // are closed, and past the limit the process exits anyway.
@@ -27,4 +31,10 @@ export async function serve(app: FastifyInstance, config: Config): Promise<void>
   process.on('SIGINT', shutDown);
   app.server.maxConnections = maxConnections;
   await app.listen({ port: config.port, host: config.host }).catch(fail);
+  if (app.metrics !== null && config.metricsPort !== undefined) {
+    const { port } = await listenForMetrics(app.metrics, config.host, config.metricsPort).catch(
+      fail,
+    );
+    app.log.info({ port }, 'metrics on /metrics');
+  }
 }

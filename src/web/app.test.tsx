@@ -1,10 +1,10 @@
-import { render, screen } from '@testing-library/react';
+import { render, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { ar } from '../domain/catalogue';
 import { packageKeys, packageLabels } from '../domain/packages';
 import { App } from './app';
-import { brand } from './env';
-import { renderApp } from './test-helpers';
+import { defaultBrand } from './brand';
+import { renderApp, sampleBrand } from './test-helpers';
 
 const freeTrialHeading = `${ar.headingPrefix} ${ar.headingFreeTrial}`;
 
@@ -14,16 +14,16 @@ describe('the routes of docs/product.md §2', () => {
       'a package and a marketer',
       '/register/register-client/premium_reco/42',
       `${ar.headingPrefix} ${packageLabels.premium_reco}`,
-      ar.titlePackage(packageLabels.premium_reco, brand),
+      ar.titlePackage(packageLabels.premium_reco, ar.brandDefault),
     ],
     [
       'a package',
       '/register/register-client/economy_portfolio',
       `${ar.headingPrefix} ${packageLabels.economy_portfolio}`,
-      ar.titlePackage(packageLabels.economy_portfolio, brand),
+      ar.titlePackage(packageLabels.economy_portfolio, ar.brandDefault),
     ],
-    ['a marketer', '/register/marketer/42', freeTrialHeading, ar.titleGeneric(brand)],
-    ['neither', '/register/register-client', freeTrialHeading, ar.titleGeneric(brand)],
+    ['a marketer', '/register/marketer/42', freeTrialHeading, ar.titleGeneric(ar.brandDefault)],
+    ['neither', '/register/register-client', freeTrialHeading, ar.titleGeneric(ar.brandDefault)],
   ])('show the form for %s with its heading and title', (_, path, heading, title) => {
     renderApp(path);
     expect(screen.getByRole('heading', { level: 1, name: heading })).toBeInTheDocument();
@@ -35,13 +35,13 @@ describe('the routes of docs/product.md §2', () => {
     renderApp(`/register/register-client/${key}`);
     const heading = `${ar.headingPrefix} ${packageLabels[key]}`;
     expect(screen.getByRole('heading', { name: heading })).toBeInTheDocument();
-    expect(document.title).toBe(ar.titlePackage(packageLabels[key], brand));
+    expect(document.title).toBe(ar.titlePackage(packageLabels[key], ar.brandDefault));
   });
 
   it('show an unknown package key as it came, for a package added later', () => {
     renderApp('/register/register-client/gold_plan/7');
     expect(screen.getByRole('heading', { name: `${ar.headingPrefix} gold_plan` })).toBeVisible();
-    expect(document.title).toBe(ar.titlePackage('gold_plan', brand));
+    expect(document.title).toBe(ar.titlePackage('gold_plan', ar.brandDefault));
   });
 
   it.each([
@@ -61,7 +61,7 @@ describe('the routes of docs/product.md §2', () => {
     localStorage.setItem('user', JSON.stringify({ role: 'marketing', id: 1 }));
     renderApp('/register/my-registration-link');
     expect(screen.getByRole('heading', { name: ar.headingMyLink })).toBeInTheDocument();
-    expect(document.title).toBe(ar.titleMyLink(brand));
+    expect(document.title).toBe(ar.titleMyLink(ar.brandDefault));
   });
 
   it.each([
@@ -85,9 +85,58 @@ describe('the routes of docs/product.md §2', () => {
   });
 
   it('update the title when the screen changes', () => {
-    const { rerender } = render(<App location="/register/register-client" />);
-    expect(document.title).toBe(ar.titleGeneric(brand));
-    rerender(<App location="/register/register-client/premium_reco" />);
-    expect(document.title).toBe(ar.titlePackage(packageLabels.premium_reco, brand));
+    const { rerender } = render(<App location="/register/register-client" brand={defaultBrand} />);
+    expect(document.title).toBe(ar.titleGeneric(ar.brandDefault));
+    rerender(<App location="/register/register-client/premium_reco" brand={defaultBrand} />);
+    expect(document.title).toBe(ar.titlePackage(packageLabels.premium_reco, ar.brandDefault));
+  });
+});
+
+describe("the provider's header and licence line", () => {
+  const form = '/register/register-client/premium_reco/42';
+  const linkPage = '/register/my-registration-link';
+
+  it('is a banner with the logo and the name, which links to the provider’s site', () => {
+    renderApp(form, sampleBrand);
+    const banner = screen.getByRole('banner');
+    const link = within(banner).getByRole('link', { name: sampleBrand.name });
+    expect(link).toHaveAttribute('href', sampleBrand.siteUrl);
+    // The name beside it says who it is: the logo is left out of what a screen reader reads.
+    expect(within(banner).getByRole('presentation')).toHaveAttribute('src', sampleBrand.logo?.src);
+    expect(document.title).toBe(ar.titlePackage(packageLabels.premium_reco, sampleBrand.name));
+  });
+
+  it('is the default name alone, not a link, when nothing is set', () => {
+    renderApp(form);
+    const banner = screen.getByRole('banner');
+    expect(banner).toHaveTextContent(ar.brandDefault);
+    expect(within(banner).queryByRole('link')).not.toBeInTheDocument();
+    expect(within(banner).queryByRole('presentation')).not.toBeInTheDocument();
+    expect(screen.queryByText(ar.licence('08126-37'))).not.toBeInTheDocument();
+  });
+
+  it('keeps a very wide logo narrower than the heading', () => {
+    renderApp(form, { name: 'x', logo: { src: '/register/l.png', width: 1200, height: 100 } });
+    const logo = within(screen.getByRole('banner')).getByRole('presentation');
+    expect(logo).toHaveAttribute('width', '128');
+    expect(logo).toHaveAttribute('height', '11');
+  });
+
+  it.each([
+    ['the form', form, undefined],
+    ['the link page', linkPage, JSON.stringify({ role: 'marketing', id: 7 })],
+    ['the not-authorised page', linkPage, undefined],
+  ])('shows the licence line under the card on %s', (_, path, user) => {
+    if (user !== undefined) localStorage.setItem('user', user);
+    renderApp(path, sampleBrand);
+    expect(screen.getByRole('banner')).toHaveTextContent(sampleBrand.name);
+    const line = within(screen.getByRole('main')).getByText(ar.licence('08126-37'));
+    expect(line.previousElementSibling).toHaveClass('card');
+  });
+
+  it('is not on the plain 404 text', () => {
+    renderApp('/register/nothing-here', sampleBrand);
+    expect(screen.queryByRole('banner')).not.toBeInTheDocument();
+    expect(screen.queryByText(ar.licence('08126-37'))).not.toBeInTheDocument();
   });
 });

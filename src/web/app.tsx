@@ -1,6 +1,9 @@
 import { useEffect } from 'react';
 import { ar } from '../domain/catalogue';
 import { basePath } from '../domain/links';
+import type { Brand, FormState } from '../domain/render-contract';
+import { BrandProvider } from './brand';
+import { BrandHeader } from './brand-header';
 import { MyLinkPage } from './my-link-page';
 import { RegistrationPage } from './registration-page';
 import { matchScreen } from './routes';
@@ -10,9 +13,18 @@ import { matchScreen } from './routes';
  * so there is no client-side navigation and no router: the server renders the screen of the
  * request, and the client hydrates the screen of window.location (React Router's
  * components cost 13 KB gzip of the form's 85 KB JavaScript budget; routes.ts still matches with its matcher).
+ * `form` is what the server made of a form post (server render only).
  */
-export function App({ location }: { location: string }) {
-  const screen = matchScreen(location, basePath);
+export function App({
+  location,
+  brand,
+  form,
+}: {
+  location: string;
+  brand: Brand;
+  form?: FormState;
+}) {
+  const screen = matchScreen(location, brand.name, basePath);
   const { title } = screen;
 
   // The server writes the first <title> into the head; this keeps it right if the screen changes.
@@ -26,17 +38,29 @@ export function App({ location }: { location: string }) {
     document.documentElement.dataset.appReady = 'true';
   }, []);
 
-  switch (screen.kind) {
-    case 'form':
-      return <RegistrationPage packageName={screen.packageName} marketingId={screen.marketingId} />;
-    case 'myLink':
-      return <MyLinkPage />;
-    case 'notFound':
-      // English on an Arabic page: left-to-right and marked so, or it reads 'Page Not … - 404'.
-      return (
-        <main className="page" dir="ltr" lang="en">
-          {ar.notFound}
-        </main>
-      );
+  // English on an Arabic page: left-to-right and marked so, or it reads 'Page Not … - 404'.
+  // The plain 404 text names no provider.
+  if (screen.kind === 'notFound') {
+    return (
+      <main className="page" dir="ltr" lang="en">
+        {ar.notFound}
+      </main>
+    );
   }
+  // The header is the server's, in the first paint, above a screen of any height: the link
+  // page, drawn on the client, grows below it and moves nothing.
+  return (
+    <BrandProvider value={brand}>
+      <BrandHeader />
+      {screen.kind === 'form' ? (
+        <RegistrationPage
+          packageName={screen.packageName}
+          marketingId={screen.marketingId}
+          shown={form}
+        />
+      ) : (
+        <MyLinkPage />
+      )}
+    </BrandProvider>
+  );
 }

@@ -5,13 +5,14 @@ import './zod-jitless';
 import { StrictMode, startTransition } from 'react';
 import { createRoot, hydrateRoot } from 'react-dom/client';
 import { App } from './app';
+import { readBrand } from './brand';
 
 const root = document.getElementById('root');
 if (root === null) throw new Error('index.html has no #root');
 
 const app = (
   <StrictMode>
-    <App location={window.location.pathname} />
+    <App location={window.location.pathname} brand={readBrand()} />
   </StrictMode>
 );
 

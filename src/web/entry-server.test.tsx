@@ -1,27 +1,31 @@
 import { act, screen } from '@testing-library/react';
 import { hydrateRoot } from 'react-dom/client';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ar, arPreview } from '../domain/catalogue';
 import { registrationPath } from '../domain/links';
 import { packageLabels } from '../domain/packages';
+import type { FormState } from '../domain/render-contract';
 import { App } from './app';
+import { defaultBrand, readBrand } from './brand';
 import { render } from './entry-server';
-import { brand } from './env';
+import { sampleBrand } from './test-helpers';
 
 describe('render, the contract with the server', () => {
   it('renders a form route with status 200, its title in the head and its heading', () => {
     const page = render('/register/register-client/premium_reco/42?utm_source=whatsapp');
     const label = packageLabels.premium_reco;
     expect(page.status).toBe(200);
-    expect(page.head).toContain(`<title>${ar.titlePackage(label, brand)}</title>`);
+    expect(page.head).toContain(`<title>${ar.titlePackage(label, ar.brandDefault)}</title>`);
     expect(page.form).toEqual({ packageName: 'premium_reco', marketingId: '42' });
     expect(page.html).toContain(`<h1 id="heading">${ar.headingPrefix} ${label}</h1>`);
     expect(page.html).not.toContain('<title');
   });
 
-  it('sends the register button disabled, so a submit before hydration cannot leak a GET', () => {
+  it('sends a form that works before the app loads: posted to its own page, the button enabled', () => {
     const page = render('/register/register-client');
-    expect(page.html).toMatch(/<button type="submit" disabled="">/);
+    expect(page.html).toMatch(/<form [^>]*method="post"/);
+    expect(page.html).not.toMatch(/<form [^>]*action=/);
+    expect(page.html).toMatch(/<button type="submit">/);
   });
 
   it('renders every route of docs/product.md §2 with status 200', () => {
@@ -54,7 +58,7 @@ describe('render, the contract with the server', () => {
   it('renders the link page without a link or a refusal: the server cannot know the user', () => {
     localStorage.setItem('user', JSON.stringify({ role: 'marketing', id: 42 }));
     const page = render('/register/my-registration-link');
-    expect(page.head).toContain(`<title>${ar.titleMyLink(brand)}</title>`);
+    expect(page.head).toContain(`<title>${ar.titleMyLink(ar.brandDefault)}</title>`);
     expect(page.form).toBeUndefined();
     expect(page.html).not.toContain('/register/marketer/');
     expect(page.html).not.toContain(ar.errorNotAuthorized);
@@ -87,35 +91,35 @@ describe('link previews: the head WhatsApp, Telegram and X read without JavaScri
     [
       'a package and a marketer',
       '/register/register-client/premium_reco/42?utm_source=whatsapp',
-      ar.titlePackage(premium, brand),
+      ar.titlePackage(premium, ar.brandDefault),
       arPreview.descriptionPackage(premium),
       '/register/register-client/premium_reco/42',
     ],
     [
       'a package',
       '/register/register-client/economy_portfolio',
-      ar.titlePackage(portfolio, brand),
+      ar.titlePackage(portfolio, ar.brandDefault),
       arPreview.descriptionPackage(portfolio),
       '/register/register-client/economy_portfolio',
     ],
     [
       'a marketer (free trial)',
       '/register/marketer/42',
-      ar.titleGeneric(brand),
+      ar.titleGeneric(ar.brandDefault),
       arPreview.descriptionFreeTrial,
       '/register/marketer/42',
     ],
     [
       'the free trial',
       '/register/register-client',
-      ar.titleGeneric(brand),
+      ar.titleGeneric(ar.brandDefault),
       arPreview.descriptionFreeTrial,
       '/register/register-client',
     ],
     [
       'the link page',
       '/register/my-registration-link',
-      ar.titleMyLink(brand),
+      ar.titleMyLink(ar.brandDefault),
       arPreview.description,
       '/register/my-registration-link',
     ],
@@ -134,10 +138,10 @@ describe('link previews: the head WhatsApp, Telegram and X read without JavaScri
       '/register/nothing-here',
     ],
   ])('gives %s its title, description and absolute URLs', (_, url, title, description, path) => {
-    expect(previewTags(render(url, { origin }).head)).toEqual({
+    expect(previewTags(render(url, { origin, brand: defaultBrand }).head)).toEqual({
       title,
       description,
-      'og:site_name': brand,
+      'og:site_name': ar.brandDefault,
       'og:type': 'website',
       'og:locale': 'ar_SA',
       'og:title': title,
@@ -149,18 +153,28 @@ describe('link previews: the head WhatsApp, Telegram and X read without JavaScri
       'og:image:height': '630',
       'og:image:alt': arPreview.imageAlt,
       'twitter:card': 'summary_large_image',
+      brand: JSON.stringify(defaultBrand),
     });
   });
 
   it('gives one address however the link was typed', () => {
-    const tags = previewTags(render('/REGISTER/Marketer/42/', { origin }).head);
+    const tags = previewTags(
+      render('/REGISTER/Marketer/42/', { origin, brand: defaultBrand }).head,
+    );
     expect(tags['og:url']).toBe(`${origin}/register/marketer/42`);
+  });
+
+  it('previews a link tagged with a campaign as the link itself', () => {
+    const tagged = '/register/marketer/42?utm_source=whatsapp&utm_medium=referral';
+    expect(previewTags(render(tagged, { origin, brand: defaultBrand }).head)).toEqual(
+      previewTags(render('/register/marketer/42', { origin, brand: defaultBrand }).head),
+    );
   });
 
   it('escapes a hostile origin in every tag, and never shows a hostile package', () => {
     for (const packageName of ['gold_plan', `<script>"'&`]) {
       const url = `/register/register-client/${encodeURIComponent(packageName)}/7`;
-      const { head } = render(url, { origin: 'https://x.example"><script>' });
+      const { head } = render(url, { origin: 'https://x.example"><script>', brand: defaultBrand });
       expect(head).not.toMatch(/<script|"><|'>/);
       // Every tag is whole: as many meta tags as the strict pattern reads.
       expect(head.match(/<meta /g)).toHaveLength(Object.keys(previewTags(head)).length - 1);
@@ -168,9 +182,159 @@ describe('link previews: the head WhatsApp, Telegram and X read without JavaScri
         `https://x.example"><script>${registrationPath({ packageName, marketingId: '7' })}`,
       );
     }
-    const known = previewTags(render('/register/register-client/gold_plan/7', { origin }).head);
-    expect(known['og:title']).toBe(ar.titlePackage('gold_plan', brand));
+    const known = previewTags(
+      render('/register/register-client/gold_plan/7', { origin, brand: defaultBrand }).head,
+    );
+    expect(known['og:title']).toBe(ar.titlePackage('gold_plan', ar.brandDefault));
     expect(known['og:description']).toBe(arPreview.descriptionPackage('gold_plan'));
+  });
+});
+
+describe('the provider, set at start (BRAND_NAME, BRAND_LOGO, BRAND_LICENCE, SITE_URL)', () => {
+  const origin = 'https://tasjeel.example';
+  const form = '/register/register-client/premium_reco/42';
+  const premium = packageLabels.premium_reco;
+  const escaped = 'شركة المثال &amp; شركاه المالية';
+
+  it('names the default provider, with no logo, link or licence line, when none is set', () => {
+    const page = render(form, { origin, brand: defaultBrand });
+    expect(page.head).toContain(`<title>${ar.titlePackage(premium, ar.brandDefault)}</title>`);
+    expect(previewTags(page.head)['og:site_name']).toBe(ar.brandDefault);
+    expect(page.html).toContain(
+      `<header class="brand"><span class="brand-link"><span class="brand-name">${ar.brandDefault}</span></span></header>`,
+    );
+    expect(page.html).not.toMatch(/<img|class="licence"/);
+  });
+
+  it('puts the name in the titles, the previews and the header, escaped', () => {
+    const page = render(form, { origin, brand: { name: sampleBrand.name } });
+    expect(page.head).toContain(`<title>${ar.titlePackage(premium, escaped)}</title>`);
+    expect(previewTags(page.head)['og:site_name']).toBe(sampleBrand.name);
+    expect(previewTags(page.head)['og:title']).toBe(ar.titlePackage(premium, sampleBrand.name));
+    expect(page.html).toContain(`<span class="brand-name">${escaped}</span>`);
+    expect(
+      previewTags(render('/register/my-registration-link', { origin, brand: sampleBrand }).head)
+        .title,
+    ).toBe(ar.titleMyLink(sampleBrand.name));
+  });
+
+  it('draws the logo in a box of its own proportions, 32 px high, before it loads', () => {
+    const { html } = render(form, { origin, brand: { name: 'x', logo: sampleBrand.logo } });
+    expect(html).toContain(
+      '<img class="brand-logo" src="/register/brand-logo-0123456789ab.svg" alt="" width="96" height="32" decoding="async"/>',
+    );
+  });
+
+  it('links the name to SITE_URL when set', () => {
+    const { html } = render(form, { origin, brand: { name: 'x', siteUrl: sampleBrand.siteUrl } });
+    expect(html).toContain('<a class="brand-link" href="https://provider.example/">');
+  });
+
+  it('adds the licence line under the card when BRAND_LICENCE is set', () => {
+    const { html } = render(form, { origin, brand: { name: 'x', licence: '08126-37' } });
+    expect(html).toMatch(
+      new RegExp(`</form><p class="licence">${ar.licence('08126-37')}</p></main>$`),
+    );
+  });
+
+  it('adds the privacy notice under the button when PRIVACY_URL is set, and nothing else', () => {
+    const privacyUrl = 'https://provider.example/privacy?a=1&b=2';
+    const { html } = render(form, { origin, brand: { name: 'x', privacyUrl } });
+    expect(html).toMatch(
+      new RegExp(
+        `</div><p class="privacy">${ar.privacyNotice} <a href="https://provider.example/privacy\\?a=1&amp;b=2" target="_blank" rel="noopener">${ar.privacyLink}</a></p></form>`,
+      ),
+    );
+    expect(render(form, { origin, brand: { name: 'x' } }).html).not.toContain('class="privacy"');
+  });
+
+  it('draws the header on the link page, whose card and licence line come on the client', () => {
+    const { html } = render('/register/my-registration-link', { origin, brand: sampleBrand });
+    expect(html).toContain(`<span class="brand-name">${escaped}</span>`);
+    expect(html).not.toContain('class="licence"');
+  });
+
+  it('leaves the plain 404 text alone', () => {
+    const { html } = render('/register/nothing-here', { origin, brand: sampleBrand });
+    expect(html).toBe(`<main class="page" dir="ltr" lang="en">${ar.notFound}</main>`);
+  });
+
+  it('keeps the link-preview image generic: it names no provider', () => {
+    const tags = previewTags(render(form, { origin, brand: sampleBrand }).head);
+    expect(tags['og:image']).toBe(`${origin}/register/og-image.png`);
+    expect(tags['og:image:alt']).toBe(arPreview.imageAlt);
+  });
+});
+
+describe('a form the server answered (posted without JavaScript)', () => {
+  const typed = { name: 'سارة', email: 'sara@example.com', phone: '12345' };
+  const refused: FormState = {
+    values: typed,
+    invalid: ['phone'],
+    error: ar.errorInvalid,
+    success: '',
+  };
+
+  function showRendered(html: string) {
+    const container = document.createElement('div');
+    container.innerHTML = html;
+    document.body.append(container);
+    onTestFinished(() => container.remove());
+    return container;
+  }
+
+  it('shows the error tied to the invalid field, and the values as typed', () => {
+    showRendered(
+      render('/register/register-client', { origin: '', brand: sampleBrand, form: refused }).html,
+    );
+    const phone = screen.getByRole('textbox', { name: ar.fieldPhone });
+    expect(screen.getByRole('alert')).toHaveTextContent(ar.errorInvalid);
+    expect(phone).toHaveValue(typed.phone);
+    expect(phone).toBeInvalid();
+    expect(phone).toHaveAccessibleDescription(ar.errorInvalid);
+    expect(screen.getByRole('textbox', { name: ar.fieldName })).toHaveValue(typed.name);
+    expect(screen.getByRole('textbox', { name: ar.fieldName })).toBeValid();
+    expect(screen.getByRole('banner')).toHaveTextContent(sampleBrand.name);
+    expect(document.querySelector('.licence')?.textContent).toBe(ar.licence('08126-37'));
+  });
+
+  it('shows the success line and an empty form', () => {
+    const signedUp = { values: { name: '', email: '', phone: '' }, invalid: [], error: '' };
+    showRendered(
+      render('/register/marketer/42', {
+        origin: '',
+        brand: sampleBrand,
+        form: { ...signedUp, success: ar.success },
+      }).html,
+    );
+    expect(screen.getByRole('status')).toHaveTextContent(ar.success);
+    expect(screen.getByRole('textbox', { name: ar.fieldName })).toHaveValue('');
+    expect(screen.getByRole('banner')).toHaveTextContent(sampleBrand.name);
+    expect(document.querySelector('.licence')?.textContent).toBe(ar.licence('08126-37'));
+  });
+
+  it.each([
+    ['an error', refused],
+    [
+      'the success line',
+      { values: { name: '', email: '', phone: '' }, invalid: [], error: '', success: ar.success },
+    ],
+  ])('is hydrated with %s as shown, without a mismatch', async (_, form) => {
+    const url = '/register/register-client/economy_reco/3';
+    const container = showRendered(render(url, { origin: '', brand: sampleBrand, form }).html);
+    const consoleError = vi.spyOn(console, 'error');
+    const onRecoverableError = vi.fn();
+
+    const root = await act(async () =>
+      hydrateRoot(container, <App location={url} brand={sampleBrand} />, { onRecoverableError }),
+    );
+
+    expect(onRecoverableError).not.toHaveBeenCalled();
+    expect(consoleError).not.toHaveBeenCalled();
+    expect(screen.getByRole('alert')).toHaveTextContent(form.error);
+    expect(screen.getByRole('status')).toHaveTextContent(form.success);
+    expect(screen.getByRole('textbox', { name: ar.fieldPhone })).toHaveValue(form.values.phone);
+    act(() => root.unmount());
   });
 });
 
@@ -191,7 +355,7 @@ describe('hydrating what render produced', () => {
     const onRecoverableError = vi.fn();
 
     const root = await act(async () =>
-      hydrateRoot(container, <App location={url} />, { onRecoverableError }),
+      hydrateRoot(container, <App location={url} brand={defaultBrand} />, { onRecoverableError }),
     );
 
     expect(screen.getByRole('heading', { name: heading })).toBeInTheDocument();
@@ -199,5 +363,29 @@ describe('hydrating what render produced', () => {
     expect(consoleError).not.toHaveBeenCalled();
     act(() => root.unmount());
     container.remove();
+  });
+
+  it('draws the same provider as the server, read from the head it wrote', async () => {
+    const url = '/register/register-client/economy_reco/3';
+    const page = render(url, { origin: '', brand: sampleBrand });
+    document.head.innerHTML = page.head;
+    const container = document.createElement('div');
+    container.innerHTML = page.html;
+    document.body.append(container);
+    const consoleError = vi.spyOn(console, 'error');
+    const onRecoverableError = vi.fn();
+
+    expect(readBrand()).toEqual(sampleBrand);
+    const root = await act(async () =>
+      hydrateRoot(container, <App location={url} brand={readBrand()} />, { onRecoverableError }),
+    );
+
+    expect(screen.getByRole('banner')).toHaveTextContent(sampleBrand.name);
+    expect(screen.getByText(ar.licence('08126-37'))).toBeInTheDocument();
+    expect(onRecoverableError).not.toHaveBeenCalled();
+    expect(consoleError).not.toHaveBeenCalled();
+    act(() => root.unmount());
+    container.remove();
+    document.head.innerHTML = '';
   });
 });

@@ -1,8 +1,5 @@
-import { ar } from '../domain/catalogue';
-
-// Vite inlines import.meta.env at build time, so both are fixed per build and checked on load.
-
-export const brand: string = import.meta.env.VITE_BRAND?.trim() || ar.brandDefault;
+// Vite inlines import.meta.env at build time, so this is fixed per build and checked on load.
+// The provider's name and logo are not: the server sets them at start (brand.tsx).
 
 export const apiBaseUrl: string = readApiBaseUrl(import.meta.env.VITE_API_BASE_URL);
 

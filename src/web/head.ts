@@ -1,7 +1,8 @@
 import { arPreview } from '../domain/catalogue';
 import { basePath, myLinkPath, registrationPath } from '../domain/links';
 import { packageLabel } from '../domain/packages';
-import { brand } from './env';
+import type { Brand } from '../domain/render-contract';
+import { brandMeta } from './brand';
 import type { Screen } from './routes';
 
 /** public/og-image.png, drawn by scripts/og-image.ts at the size WhatsApp and X show large. */
@@ -27,17 +28,18 @@ function canonicalPath(screen: Screen, requestPath: string): string {
 }
 
 /**
- * The head of a server-rendered page: its title and description, and the link-preview tags
+ * The head of a server-rendered page: its title and description, the link-preview tags
  * that WhatsApp, Telegram and X read without running JavaScript (https://ogp.me,
- * https://developer.x.com/en/docs/x-for-websites/cards/overview/markup). `origin` makes og:url
- * and og:image absolute, as those crawlers require.
+ * https://developer.x.com/en/docs/x-for-websites/cards/overview/markup), and the brand for the
+ * client to hydrate with. `origin` makes og:url and og:image absolute, as those crawlers
+ * require. The preview image is the same for every provider: it names none.
  */
-export function pageHead(screen: Screen, url: string, origin: string): string {
+export function pageHead(screen: Screen, url: string, origin: string, brand: Brand): string {
   const path = url.replace(/[?#].*$/, '');
   const text = description(screen);
   const meta: [attribute: 'name' | 'property', key: string, content: string | number][] = [
     ['name', 'description', text],
-    ['property', 'og:site_name', brand],
+    ['property', 'og:site_name', brand.name],
     ['property', 'og:type', 'website'],
     ['property', 'og:locale', 'ar_SA'],
     ['property', 'og:title', screen.title],
@@ -49,6 +51,8 @@ export function pageHead(screen: Screen, url: string, origin: string): string {
     ['property', 'og:image:height', previewImage.height],
     ['property', 'og:image:alt', arPreview.imageAlt],
     ['name', 'twitter:card', 'summary_large_image'],
+    // Read by entry-client.tsx (brand.tsx), not by crawlers.
+    ['name', brandMeta, JSON.stringify(brand)],
   ];
   return [
     `<title>${escapeHtml(screen.title)}</title>`,

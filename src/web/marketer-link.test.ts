@@ -2,8 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { ar } from '../domain/catalogue';
 import { basePath } from '../domain/links';
 import { packageKeys, packageLabels } from '../domain/packages';
-import { brand } from './env';
-import { linkMarketingId, marketerLink, qrFileName, whatsAppShareUrl } from './marketer-link';
+import {
+  channelLink,
+  linkMarketingId,
+  marketerLink,
+  qrFileName,
+  whatsAppShareUrl,
+} from './marketer-link';
 import { matchScreen } from './routes';
 
 describe('linkMarketingId: who may see the link page (docs/product.md §6)', () => {
@@ -50,15 +55,35 @@ describe('marketerLink', () => {
     'opens the form of its pick (%s) for its marketer',
     (key) => {
       const { pathname } = new URL(marketerLink('https://example.com', 'a/b c', key));
-      expect(matchScreen(pathname, basePath)).toEqual({
+      expect(matchScreen(pathname, ar.brandDefault, basePath)).toEqual({
         kind: 'form',
         packageName: key,
         marketingId: 'a/b c',
         title:
-          key === undefined ? ar.titleGeneric(brand) : ar.titlePackage(packageLabels[key], brand),
+          key === undefined
+            ? ar.titleGeneric(ar.brandDefault)
+            : ar.titlePackage(packageLabels[key], ar.brandDefault),
       });
     },
   );
+});
+
+describe('channelLink', () => {
+  it('tags the link with the campaign parameters of the channel', () => {
+    const link = marketerLink('https://example.com', '42', 'premium_reco');
+    expect(channelLink(link, 'whatsapp')).toBe(`${link}?utm_source=whatsapp&utm_medium=referral`);
+    expect(channelLink(link, 'share')).toBe(`${link}?utm_source=share`);
+    expect(channelLink(link, 'qr')).toBe(`${link}?utm_source=qr`);
+  });
+
+  it('still opens the same form, for the same marketer', () => {
+    const link = marketerLink('https://example.com', 'm-7');
+    const url = new URL(channelLink(link, 'whatsapp'));
+    expect(`${url.origin}${url.pathname}`).toBe(link);
+    expect(matchScreen(url.pathname, ar.brandDefault)).toEqual(
+      matchScreen(new URL(link).pathname, ar.brandDefault),
+    );
+  });
 });
 
 describe('whatsAppShareUrl', () => {

@@ -34,6 +34,22 @@ export function marketerLink(origin: string, marketingId: string, packageKey?: P
   return `${origin}${registrationPath({ packageName: packageKey, marketingId })}`;
 }
 
+// The campaign parameters each channel of the link page adds, so that the report tells which
+// channel brings sign-ups (docs/marketer-kit.md). The link the marketer sees and copies has none.
+const channelParameters = {
+  whatsapp: 'utm_source=whatsapp&utm_medium=referral',
+  share: 'utm_source=share',
+  qr: 'utm_source=qr',
+} as const;
+
+/** A channel the link page hands the link out by, itself: WhatsApp, the share sheet, the QR code. */
+export type ShareChannel = keyof typeof channelParameters;
+
+/** The marketer's link as a channel hands it out: tagged with the channel's campaign parameters. */
+export function channelLink(link: string, channel: ShareChannel): string {
+  return `${link}?${channelParameters[channel]}`;
+}
+
 /** WhatsApp's click-to-chat link: the app opens with the text ready and lets the user pick a chat. */
 export function whatsAppShareUrl(text: string): string {
   return `https://wa.me/?text=${encodeURIComponent(text)}`;

@@ -4,7 +4,6 @@ import jsQR from 'jsqr';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ar } from '../domain/catalogue';
 import { type PackageKey, packageKeys, packageLabels } from '../domain/packages';
-import { brand } from './env';
 import { renderApp } from './test-helpers';
 
 const path = '/register/my-registration-link';
@@ -50,7 +49,7 @@ describe('the my-registration-link page', () => {
     expect(linkBox()).toHaveAttribute('readonly');
     expect(linkBox()).toHaveAttribute('dir', 'ltr');
     expect(screen.queryByText(ar.errorNotAuthorized)).not.toBeInTheDocument();
-    expect(document.title).toBe(ar.titleMyLink(brand));
+    expect(document.title).toBe(ar.titleMyLink(ar.brandDefault));
   });
 
   it('copies the link with the Clipboard API, then says so', async () => {
@@ -110,8 +109,8 @@ describe('the my-registration-link page', () => {
     ['a marketer without an id', JSON.stringify({ role: 'marketing' })],
   ])('shows only the refusal to %s', (_, storedUser) => {
     if (storedUser !== null) localStorage.setItem('user', storedUser);
-    const { container } = renderApp(path);
-    expect(container.textContent).toBe(ar.errorNotAuthorized);
+    renderApp(path);
+    expect(screen.getByRole('main').textContent).toBe(ar.errorNotAuthorized);
     expect(screen.queryByRole('heading')).not.toBeInTheDocument();
     expect(screen.queryByRole('textbox')).not.toBeInTheDocument();
     expect(screen.queryByRole('button')).not.toBeInTheDocument();
@@ -257,14 +256,15 @@ describe('the sharing kit of the link page', () => {
     expect(writeText.mock.invocationCallOrder[0]).toBeLessThan(alert.mock.invocationCallOrder[0]!);
   });
 
-  it('draws a QR code that reads back as the shown link, pick after pick', async () => {
+  it('draws a QR code that reads back as the shown link tagged utm_source=qr, pick after pick', async () => {
     storeUser({ role: 'marketing', id: 42 });
     renderApp(path);
-    expect(await scanDrawnQrCode(freeTrialLink('42'))).toBe(linkBox().value);
+    const qr = (link: string) => `${link}?utm_source=qr`;
+    expect(await scanDrawnQrCode(qr(freeTrialLink('42')))).toBe(qr(linkBox().value));
     pick('premium_reco');
-    expect(await scanDrawnQrCode(packageLink('premium_reco', '42'))).toBe(linkBox().value);
+    expect(await scanDrawnQrCode(qr(packageLink('premium_reco', '42')))).toBe(qr(linkBox().value));
     pick('');
-    expect(await scanDrawnQrCode(freeTrialLink('42'))).toBe(linkBox().value);
+    expect(await scanDrawnQrCode(qr(freeTrialLink('42')))).toBe(qr(linkBox().value));
   });
 
   it.each([
@@ -280,7 +280,8 @@ describe('the sharing kit of the link page', () => {
     });
     renderApp(path);
     pick(packageKey);
-    const link = packageKey === '' ? freeTrialLink('42') : packageLink(packageKey, '42');
+    const shown = packageKey === '' ? freeTrialLink('42') : packageLink(packageKey, '42');
+    const link = `${shown}?utm_source=qr`;
     await scanDrawnQrCode(link);
 
     const download = screen.getByRole('button', { name: ar.buttonDownloadQr });
@@ -309,7 +310,7 @@ describe('the sharing kit of the link page', () => {
     }
   });
 
-  it('shares the picked link on WhatsApp with the invitation', () => {
+  it('shares the picked link on WhatsApp with the invitation, tagged as from WhatsApp', () => {
     storeUser({ role: 'marketing', id: 42 });
     renderApp(path);
     const whatsApp = () => screen.getByRole('link', { name: ar.buttonShareWhatsApp });
@@ -321,16 +322,19 @@ describe('the sharing kit of the link page', () => {
     expect(whatsApp()).toHaveAttribute('target', '_blank');
     expect(whatsApp()).toHaveAttribute('rel', 'noopener');
 
-    expect(sharedText()).toBe(ar.shareMessage(ar.shareInvitationFreeTrial, freeTrialLink('42')));
+    const whatsAppTag = '?utm_source=whatsapp&utm_medium=referral';
+    expect(sharedText()).toBe(
+      ar.shareMessage(ar.shareInvitationFreeTrial, `${freeTrialLink('42')}${whatsAppTag}`),
+    );
     pick('premium_portfolio');
-    const link = packageLink('premium_portfolio', '42');
+    const link = `${packageLink('premium_portfolio', '42')}${whatsAppTag}`;
     const invitation = ar.shareInvitationPackage(packageLabels.premium_portfolio);
     expect(sharedText()).toBe(ar.shareMessage(invitation, link));
     expect(sharedText()).toContain(invitation);
     expect(sharedText()?.split(/\s/)).toContain(link);
   });
 
-  it('opens the system share sheet with the picked link where there is one', async () => {
+  it('opens the system share sheet with the picked link, tagged, where there is one', async () => {
     storeUser({ role: 'team_leader_marketing', id: 9 });
     const share = vi.fn<Navigator['share']>().mockResolvedValue();
     setNavigatorShare(share);
@@ -338,16 +342,16 @@ describe('the sharing kit of the link page', () => {
 
     fireEvent.click(screen.getByRole('button', { name: ar.buttonShare }));
     expect(share).toHaveBeenLastCalledWith({
-      title: ar.titleGeneric(brand),
+      title: ar.titleGeneric(ar.brandDefault),
       text: ar.shareInvitationFreeTrial,
-      url: freeTrialLink('9'),
+      url: `${freeTrialLink('9')}?utm_source=share`,
     });
     pick('classic_portfolio');
     fireEvent.click(screen.getByRole('button', { name: ar.buttonShare }));
     expect(share).toHaveBeenLastCalledWith({
-      title: ar.titlePackage(packageLabels.classic_portfolio, brand),
+      title: ar.titlePackage(packageLabels.classic_portfolio, ar.brandDefault),
       text: ar.shareInvitationPackage(packageLabels.classic_portfolio),
-      url: packageLink('classic_portfolio', '9'),
+      url: `${packageLink('classic_portfolio', '9')}?utm_source=share`,
     });
   });
 

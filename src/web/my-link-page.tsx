@@ -1,9 +1,30 @@
 import type { BitMatrix } from 'qrcode';
-import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { ar } from '../domain/catalogue';
+import { marketerStatsMeta } from '../domain/marketer-stats';
 import { type PackageKey, packageKeys, packageLabels } from '../domain/packages';
-import { brand } from './env';
-import { linkMarketingId, marketerLink, qrFileName, whatsAppShareUrl } from './marketer-link';
+import { useBrand } from './brand';
+import { LicenceLine } from './brand-header';
+import {
+  channelLink,
+  linkMarketingId,
+  marketerLink,
+  qrFileName,
+  whatsAppShareUrl,
+} from './marketer-link';
+
+// Its own chunk, fetched only when the server says the numbers are on: the form pages never
+// carry it, and the link page without the feature does not load it either.
+const MarketerStatsSection = lazy(() =>
+  import('./marketer-stats-section').then((module) => ({ default: module.MarketerStatsSection })),
+);
+
+/** The localStorage key of the platform's token, when the server has the numbers on. */
+function statsStorageKey(): string | null {
+  return (
+    document.querySelector(`meta[name="${marketerStatsMeta}"]`)?.getAttribute('content') ?? null
+  );
+}
 
 function subscribe(onChange: () => void) {
   window.addEventListener('storage', onChange);
@@ -36,9 +57,23 @@ export function MyLinkPage() {
       {marketingId === null ? (
         <p className="card">{ar.errorNotAuthorized}</p>
       ) : (
-        <LinkCard marketingId={marketingId} />
+        <>
+          <LinkCard marketingId={marketingId} />
+          <MarketerStats />
+        </>
       )}
+      <LicenceLine />
     </main>
+  );
+}
+
+function MarketerStats() {
+  const storageKey = statsStorageKey();
+  if (storageKey === null) return null;
+  return (
+    <Suspense fallback={null}>
+      <MarketerStatsSection storageKey={storageKey} />
+    </Suspense>
   );
 }
 
@@ -46,6 +81,7 @@ function LinkCard({ marketingId }: { marketingId: string }) {
   // No package means the free trial: the first link is {origin}/register/marketer/{id}.
   const [packageKey, setPackageKey] = useState<PackageKey>();
   const box = useRef<HTMLTextAreaElement>(null);
+  const { name: brand } = useBrand();
   const link = marketerLink(window.location.origin, marketingId, packageKey);
   const label = packageKey === undefined ? undefined : packageLabels[packageKey];
   const invitation =
@@ -65,7 +101,7 @@ function LinkCard({ marketingId }: { marketingId: string }) {
   function share() {
     const title = label === undefined ? ar.titleGeneric(brand) : ar.titlePackage(label, brand);
     // The user closing the share sheet rejects with an AbortError: nothing to say about it.
-    navigator.share({ title, text: invitation, url: link }).catch(() => {});
+    navigator.share({ title, text: invitation, url: channelLink(link, 'share') }).catch(() => {});
   }
 
   return (
@@ -101,7 +137,7 @@ function LinkCard({ marketingId }: { marketingId: string }) {
         </button>
         <a
           className="button secondary"
-          href={whatsAppShareUrl(ar.shareMessage(invitation, link))}
+          href={whatsAppShareUrl(ar.shareMessage(invitation, channelLink(link, 'whatsapp')))}
           target="_blank"
           rel="noopener"
         >
@@ -114,7 +150,7 @@ function LinkCard({ marketingId }: { marketingId: string }) {
           </button>
         )}
       </div>
-      <QrCode link={link} fileName={qrFileName(marketingId, packageKey)} />
+      <QrCode link={channelLink(link, 'qr')} fileName={qrFileName(marketingId, packageKey)} />
     </div>
   );
 }

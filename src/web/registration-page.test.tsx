@@ -4,6 +4,7 @@ import { createChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/web/pbkdf2';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ar } from '../domain/catalogue';
+import { signedUpParameter } from '../domain/links';
 import { buildNotes, type RouteAttribution } from '../domain/notes';
 import { proofOfWorkMeta, trapField } from '../domain/registration';
 import { apiBaseUrl } from './env';
@@ -68,6 +69,38 @@ describe('the registration form', () => {
     expect(screen.getByRole('link', { name: ar.buttonBack })).toHaveAttribute('href', '/');
     expect(errorLine()).toBeEmptyDOMElement();
     expect(statusLine()).toBeEmptyDOMElement();
+  });
+
+  it('takes the sign-up mark out of the address, so a copied link greets nobody with a success', () => {
+    const before = window.location.href;
+    onTestFinished(() => window.history.replaceState(null, '', before));
+    window.history.replaceState(null, '', `/register/marketer/42?${signedUpParameter}&utm=wa`);
+    renderApp('/register/marketer/42');
+    expect(window.location.pathname).toBe('/register/marketer/42');
+    expect(window.location.search).toBe('?utm=wa');
+  });
+
+  it("sends the page address's campaign parameters, cleaned, with the sign-up", async () => {
+    const before = window.location.href;
+    onTestFinished(() => window.history.replaceState(null, '', before));
+    const campaign = 'c'.repeat(300);
+    window.history.replaceState(
+      null,
+      '',
+      `/register/marketer/42?utm_source=snap%07chat&utm_medium=+cpc+&utm_campaign=${campaign}&utm_foo=x`,
+    );
+    const fetch = stubFetch(created);
+    await submitValid('/register/marketer/42');
+    await waitFor(() => expect(statusLine()).toHaveTextContent(ar.success));
+    expect(sentBody(fetch)).toEqual({
+      name: 'Sara',
+      email: 'sara@example.com',
+      phone: validPhone,
+      notes: buildNotes({ marketingId: '42' }),
+      marketing_id: '42',
+      utm_medium: 'cpc',
+      utm_campaign: 'c'.repeat(100),
+    });
   });
 
   it('hides its honeypot from people and assistive technology, and a person never fills it', async () => {

@@ -1,5 +1,6 @@
-import { useRef, useState, useSyncExternalStore, type ClipboardEvent, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type ClipboardEvent, type FormEvent } from 'react';
 import { ar } from '../domain/catalogue';
+import { signedUpParameter } from '../domain/links';
 import type { RouteAttribution } from '../domain/notes';
 import { normalizePhone, phoneMaxLength } from '../domain/phone';
 import {
@@ -7,8 +8,11 @@ import {
   nameMaxLength,
   registrationSchema,
   trapField,
+  utmFromQuery,
   type FormValues,
 } from '../domain/registration';
+import type { FormState } from '../domain/render-contract';
+import { LicenceLine, PrivacyNotice } from './brand-header';
 import { proofOfWorkAsked, solveProofOfWork } from './proof-of-work';
 import { postRegistration } from './registration-api';
 import { formHeading } from './routes';
@@ -18,41 +22,50 @@ type Field = keyof FormValues;
 const emptyValues: FormValues = { name: '', email: '', phone: '' };
 const fields: readonly Field[] = ['name', 'email', 'phone'];
 const errorId = 'form-error';
-
-const subscribeToNothing = () => () => {};
-
-/**
- * False in the server's HTML, true once React runs. Until then the browser would submit the
- * form itself, as a GET that puts the name and phone in the address bar and the server's log;
- * a disabled default button blocks that, Enter included.
- */
-function useHydrated(): boolean {
-  return useSyncExternalStore(
-    subscribeToNothing,
-    () => true,
-    () => false,
-  );
-}
+const successId = 'form-success';
 
 /**
- * The app loads after the server's form is on screen, and a visitor may type meanwhile. The
- * first client render starts from what the fields hold, or hydration would empty them.
+ * The app loads after the server's form is on screen: the server may have answered a form post
+ * (an error and the values, or the success line), and a visitor may type meanwhile. The first
+ * client render starts from what the page shows, or hydration would empty it.
  */
-function typedBeforeHydration(): FormValues {
-  if (typeof document === 'undefined') return emptyValues;
-  const typed = (field: Field) =>
-    document.querySelector<HTMLInputElement>(`#field-${field}`)?.value ?? '';
-  return { name: typed('name'), email: typed('email'), phone: normalizePhone(typed('phone')) };
+function shownBeforeHydration(): FormState {
+  if (typeof document === 'undefined') {
+    return { values: emptyValues, invalid: [], error: '', success: '' };
+  }
+  const input = (field: Field) => document.querySelector<HTMLInputElement>(`#field-${field}`);
+  const typed = (field: Field) => input(field)?.value ?? '';
+  const text = (id: string) => document.getElementById(id)?.textContent ?? '';
+  return {
+    values: { name: typed('name'), email: typed('email'), phone: normalizePhone(typed('phone')) },
+    invalid: fields.filter((field) => input(field)?.getAttribute('aria-invalid') === 'true'),
+    error: text(errorId),
+    success: text(successId),
+  };
 }
 
-export function RegistrationPage({ packageName, marketingId }: RouteAttribution) {
-  const [values, setValues] = useState(typedBeforeHydration);
-  const [invalid, setInvalid] = useState<readonly Field[]>([]);
-  const [error, setError] = useState('');
-  const [success, setSuccess] = useState('');
+interface RegistrationPageProps extends RouteAttribution {
+  /** What the server made of a form post, when it renders the page (src/web/entry-server.tsx). */
+  shown?: FormState;
+}
+
+export function RegistrationPage({ packageName, marketingId, shown }: RegistrationPageProps) {
+  const [initial] = useState(() => shown ?? shownBeforeHydration());
+  const [values, setValues] = useState(initial.values);
+  const [invalid, setInvalid] = useState(initial.invalid);
+  const [error, setError] = useState(initial.error);
+  const [success, setSuccess] = useState(initial.success);
   const [submitting, setSubmitting] = useState(false);
-  const hydrated = useHydrated();
   const heading = formHeading(packageName);
+
+  // The address after a sign-up without JavaScript says so; shared or bookmarked as it is, it
+  // would greet the next visitor with a success nobody had.
+  useEffect(() => {
+    const url = new URL(window.location.href);
+    if (!url.searchParams.has(signedUpParameter)) return;
+    url.searchParams.delete(signedUpParameter);
+    window.history.replaceState(window.history.state, '', url);
+  }, []);
 
   // The proof of work (when the server asks for one) is solved while the person types.
   const proof = useRef<Promise<string | undefined>>(undefined);
@@ -82,7 +95,11 @@ export function RegistrationPage({ packageName, marketingId }: RouteAttribution)
     setError('');
     setSuccess('');
     setInvalid([]);
-    const payload = buildPayload(values, { packageName, marketingId });
+    const payload = buildPayload(
+      values,
+      { packageName, marketingId },
+      utmFromQuery(new URLSearchParams(window.location.search)),
+    );
     const trap = event.currentTarget.elements.namedItem(trapField);
     if (trap instanceof HTMLInputElement && trap.value !== '') payload[trapField] = trap.value;
     const parsed = registrationSchema.safeParse(payload);
@@ -122,7 +139,9 @@ export function RegistrationPage({ packageName, marketingId }: RouteAttribution)
 
   return (
     <main className="page">
-      <form className="card" aria-labelledby="heading" onSubmit={handleSubmit}>
+      {/* Posted by the browser itself until the app has loaded (or without JavaScript): the
+          server then answers with this page (docs/product.md §7). */}
+      <form className="card" aria-labelledby="heading" method="post" onSubmit={handleSubmit}>
         <h1 id="heading">{heading}</h1>
 
         <label htmlFor="field-name">
@@ -177,12 +196,12 @@ export function RegistrationPage({ packageName, marketingId }: RouteAttribution)
         <p id={errorId} className="message error" role="alert">
           {error}
         </p>
-        <p className="message success" role="status">
+        <p id={successId} className="message success" role="status">
           {success}
         </p>
 
         <div className="actions">
-          <button type="submit" disabled={submitting || !hydrated}>
+          <button type="submit" disabled={submitting}>
             {submitting ? ar.buttonSubmitting : ar.buttonSubmit}
           </button>
           {/* A plain link: '/' is the provider's site, outside this app. */}
@@ -190,7 +209,9 @@ export function RegistrationPage({ packageName, marketingId }: RouteAttribution)
             {ar.buttonBack}
           </a>
         </div>
+        <PrivacyNotice />
       </form>
+      <LicenceLine />
     </main>
   );
 }

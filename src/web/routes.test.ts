@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { ar } from '../domain/catalogue';
 import { basePath, registrationPath } from '../domain/links';
 import { packageLabels } from '../domain/packages';
-import { brand } from './env';
 import { formHeading, matchScreen } from './routes';
 
 describe('matchScreen', () => {
@@ -10,50 +9,58 @@ describe('matchScreen', () => {
     [
       '/register/register-client/premium_reco/42',
       { kind: 'form', packageName: 'premium_reco', marketingId: '42' },
-      ar.titlePackage(packageLabels.premium_reco, brand),
+      ar.titlePackage(packageLabels.premium_reco, ar.brandDefault),
     ],
     [
       '/register/register-client/economy_reco',
       { kind: 'form', packageName: 'economy_reco', marketingId: undefined },
-      ar.titlePackage(packageLabels.economy_reco, brand),
+      ar.titlePackage(packageLabels.economy_reco, ar.brandDefault),
     ],
     [
       '/register/marketer/42',
       { kind: 'form', packageName: undefined, marketingId: '42' },
-      ar.titleGeneric(brand),
+      ar.titleGeneric(ar.brandDefault),
     ],
     [
       '/register/register-client',
       { kind: 'form', packageName: undefined, marketingId: undefined },
-      ar.titleGeneric(brand),
+      ar.titleGeneric(ar.brandDefault),
     ],
-    ['/register/my-registration-link', { kind: 'myLink' }, ar.titleMyLink(brand)],
+    ['/register/my-registration-link', { kind: 'myLink' }, ar.titleMyLink(ar.brandDefault)],
   ])('%s', (url, screen, title) => {
-    expect(matchScreen(url, basePath)).toEqual({ ...screen, title });
+    expect(matchScreen(url, ar.brandDefault, basePath)).toEqual({ ...screen, title });
   });
 
   it('matches a path given without the base path when no base is passed', () => {
-    expect(matchScreen('/register-client/classic_reco/7')).toEqual(
-      matchScreen('/register/register-client/classic_reco/7', basePath),
+    expect(matchScreen('/register-client/classic_reco/7', ar.brandDefault)).toEqual(
+      matchScreen('/register/register-client/classic_reco/7', ar.brandDefault, basePath),
     );
   });
 
   it('decodes each segment, and ignores the query and a trailing slash', () => {
-    expect(matchScreen('/register/register-client/premium%5Fportfolio/', basePath)).toEqual({
+    expect(
+      matchScreen('/register/register-client/premium%5Fportfolio/', ar.brandDefault, basePath),
+    ).toEqual({
       kind: 'form',
       packageName: 'premium_portfolio',
       marketingId: undefined,
-      title: ar.titlePackage(packageLabels.premium_portfolio, brand),
+      title: ar.titlePackage(packageLabels.premium_portfolio, ar.brandDefault),
     });
-    expect(matchScreen('/register/marketer/9?utm_source=whatsapp', basePath)).toMatchObject({
+    expect(
+      matchScreen('/register/marketer/9?utm_source=whatsapp', ar.brandDefault, basePath),
+    ).toMatchObject({
       marketingId: '9',
     });
   });
 
   it('matches in any case, decodes an encoded slash, and keeps a path with a bad escape', () => {
-    expect(matchScreen('/REGISTER/Marketer/7//', basePath)).toMatchObject({ marketingId: '7' });
-    expect(matchScreen('/register/marketer/a%2Fb', basePath)).toMatchObject({ marketingId: 'a/b' });
-    expect(matchScreen('/register/marketer/%E0%A4%A', basePath)).toMatchObject({
+    expect(matchScreen('/REGISTER/Marketer/7//', ar.brandDefault, basePath)).toMatchObject({
+      marketingId: '7',
+    });
+    expect(matchScreen('/register/marketer/a%2Fb', ar.brandDefault, basePath)).toMatchObject({
+      marketingId: 'a/b',
+    });
+    expect(matchScreen('/register/marketer/%E0%A4%A', ar.brandDefault, basePath)).toMatchObject({
       marketingId: '%E0%A4%A',
     });
   });
@@ -69,7 +76,10 @@ describe('matchScreen', () => {
     `/register/register-client/${encodeURIComponent(packageLabels.premium_portfolio)}`,
     '/register/register-client/a%20b/7',
   ])('finds no screen at %s', (url) => {
-    expect(matchScreen(url, basePath)).toEqual({ kind: 'notFound', title: ar.notFound });
+    expect(matchScreen(url, ar.brandDefault, basePath)).toEqual({
+      kind: 'notFound',
+      title: ar.notFound,
+    });
   });
 });
 
@@ -80,7 +90,7 @@ describe('registrationPath and matchScreen, the two sides of the route table', (
     { packageName: undefined, marketingId: '42' },
     { packageName: undefined, marketingId: undefined },
   ])('finds the form of %j at the path built for it', (route) => {
-    expect(matchScreen(registrationPath(route), basePath)).toMatchObject({
+    expect(matchScreen(registrationPath(route), ar.brandDefault, basePath)).toMatchObject({
       kind: 'form',
       ...route,
     });

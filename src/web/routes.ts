@@ -1,14 +1,13 @@
 import { ar } from '../domain/catalogue';
 import { formPaths, myLinkPath } from '../domain/links';
 import { packageKeyPattern, packageLabel } from '../domain/packages';
-import { brand } from './env';
 
 export type Screen =
   | { kind: 'form'; packageName?: string; marketingId?: string; title: string }
   | { kind: 'myLink'; title: string }
   | { kind: 'notFound'; title: string };
 
-function formTitle(packageName: string | undefined): string {
+function formTitle(packageName: string | undefined, brand: string): string {
   return packageName === undefined
     ? ar.titleGeneric(brand)
     : ar.titlePackage(packageLabel(packageName), brand);
@@ -59,10 +58,11 @@ function matchPath(path: string, pathname: string): Record<string, string> | und
 }
 
 /**
- * Which screen a location (a path with an optional query) shows, with its title: the server's
- * <title> and status and the client's document.title all come from here.
+ * Which screen a location (a path with an optional query) shows, with its title (which names
+ * `brand`, the provider): the server's <title> and status and the client's document.title all
+ * come from here.
  */
-export function matchScreen(location: string, base = '/'): Screen {
+export function matchScreen(location: string, brand: string, base = '/'): Screen {
   const pathname = stripBasename(location.replace(/[?#].*$/, '') || '/', base);
   if (pathname !== undefined) {
     const decoded = decodePath(pathname);
@@ -73,7 +73,7 @@ export function matchScreen(location: string, base = '/'): Screen {
       const { packageName, marketingId } = params;
       // Any other text would be shown on the provider's page and in its link previews.
       if (packageName !== undefined && !packageKeyPattern.test(packageName)) break;
-      return { kind: 'form', packageName, marketingId, title: formTitle(packageName) };
+      return { kind: 'form', packageName, marketingId, title: formTitle(packageName, brand) };
     }
   }
   return { kind: 'notFound', title: ar.notFound };

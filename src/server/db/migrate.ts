@@ -5,6 +5,10 @@ import * as createVisits from './migrations/2026-11-21T2220-create-visits';
 import * as postgresRegisterFunction from './migrations/2026-11-22T0100-postgres-register-function';
 import * as visitTotals from './migrations/2026-11-23T0930-visit-totals';
 import * as repeatOf from './migrations/2026-11-23T1200-repeat-of';
+import * as webhookEvents from './migrations/2026-11-23T1500-webhook-events';
+import * as campaignParameters from './migrations/2026-11-23T1700-campaign-parameters';
+import * as marketerStatsIndexes from './migrations/2026-11-23T1800-marketer-stats-indexes';
+import * as signUpTotals from './migrations/2026-11-23T1900-sign-up-totals';
 
 // Listed by hand rather than read from the folder, so the lists work the same under tsx,
 // vitest and any bundler. Names sort by their timestamp; append new ones at the end of each.
@@ -14,6 +18,10 @@ const sqliteMigrations: Record<string, Migration> = {
   '2026-11-21T2220-create-visits': createVisits,
   '2026-11-23T0930-visit-totals': visitTotals,
   '2026-11-23T1200-repeat-of': repeatOf,
+  '2026-11-23T1500-webhook-events': webhookEvents,
+  '2026-11-23T1700-campaign-parameters': campaignParameters,
+  '2026-11-23T1800-marketer-stats-indexes': marketerStatsIndexes,
+  '2026-11-23T1900-sign-up-totals': signUpTotals,
 };
 const postgresMigrations: Record<string, Migration> = {
   '2025-11-21T2130-create-registrations': createRegistrations,
@@ -21,6 +29,10 @@ const postgresMigrations: Record<string, Migration> = {
   '2026-11-22T0100-postgres-register-function': postgresRegisterFunction,
   '2026-11-23T0930-visit-totals': visitTotals,
   '2026-11-23T1200-repeat-of': repeatOf.postgres,
+  '2026-11-23T1500-webhook-events': webhookEvents.postgres,
+  '2026-11-23T1700-campaign-parameters': campaignParameters.postgres,
+  '2026-11-23T1800-marketer-stats-indexes': marketerStatsIndexes,
+  '2026-11-23T1900-sign-up-totals': signUpTotals,
 };
 
 // Kysely looks for its own tables in every schema unless told which one; naming the current

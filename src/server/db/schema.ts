@@ -16,6 +16,12 @@ export interface RegistrationsTable {
   source: string | null;
   /** A repeat's first row (same phone and notes within 24 hours); null on the first row. */
   repeat_of: string | null;
+  // The campaign parameters of the page the sign-up was sent from; null when absent.
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_term: string | null;
+  utm_content: string | null;
 }
 
 /** Its columns in table order: the insert's column list and the export's fields. */
@@ -30,6 +36,11 @@ export const registrationColumns = [
   'package_key',
   'source',
   'repeat_of',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_term',
+  'utm_content',
 ] as const satisfies (keyof RegistrationsTable)[];
 
 // One row per UTC day (YYYY-MM-DD), link and visitor; '' for no marketer or no package.
@@ -39,15 +50,48 @@ export interface VisitsTable {
   package_key: string;
   visitor_hash: string;
   count: number;
+  // The campaign of the visitor's first view of the link that day; '' for none.
+  utm_source: string;
+  utm_campaign: string;
 }
 
-// A finished day's visits per link, rolled up from `visits`: no visitor is in it.
+// A finished day's visits per link and campaign, rolled up from `visits`: no visitor is in it.
 export interface VisitTotalsTable {
   day: string;
   marketing_id: string;
   package_key: string;
+  utm_source: string;
+  utm_campaign: string;
   visits: number;
   visitors: number;
+}
+
+// Deleted submissions, counted per UTC day of the submission and link of its lead ('' for no
+// marketer, no package) before they go, so the report stays right: no person is in it.
+export interface SignUpTotalsTable {
+  day: string;
+  marketing_id: string;
+  package_key: string;
+  leads: number;
+  repeats: number;
+}
+
+export type WebhookEventType = 'registration.created' | 'registration.repeated';
+export type WebhookEventStatus = 'pending' | 'delivered' | 'failed';
+
+// One per stored submission while webhooks are on (docs/webhooks.md). Times are ISO text, as
+// in registrations. `locked_until` is the claim of the instance delivering it (a lease).
+export interface WebhookEventsTable {
+  id: string;
+  registration_id: string;
+  type: WebhookEventType;
+  status: WebhookEventStatus;
+  attempts: number;
+  created_at: string;
+  next_attempt_at: string;
+  locked_until: string | null;
+  delivered_at: string | null;
+  last_error: string | null;
 }
 
 /** Every table, for Kysely (which runs the migrations). */
@@ -55,6 +99,8 @@ export interface Tables {
   registrations: RegistrationsTable;
   visits: VisitsTable;
   visit_totals: VisitTotalsTable;
+  sign_up_totals: SignUpTotalsTable;
+  webhook_events: WebhookEventsTable;
 }
 
 /**

@@ -1,23 +1,27 @@
 import cors from '@fastify/cors';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { ProofOfWork } from '../registrations/proof-of-work';
 import { registrationRoutes } from '../registrations/registration-routes';
+import type { SignUpOptions } from '../registrations/sign-up';
 
-export interface ApiOptions {
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Set at SIGTERM: /api/ready answers 503 until the server closes. */
+    draining: boolean;
+  }
+}
+
+export interface ApiOptions extends SignUpOptions {
   corsOrigins: string[];
-  proofOfWork: ProofOfWork | undefined;
-  rateLimitPerMinute: number;
-  now: () => Date;
 }
 
 /**
- * The JSON API, registered under /api: GET /api/health, POST /api/external-register and, with
+ * The JSON API, registered under /api: GET /api/health, GET /api/ready, POST /api/external-register and, with
  * ALTCHA on, GET /api/altcha-challenge. Its
  * own scope, so that CORS (and its OPTIONS preflight route) never reaches the pages.
  */
 export const apiPlugin: FastifyPluginAsyncZod<ApiOptions> = async (
   api,
-  { corsOrigins, proofOfWork, rateLimitPerMinute, now },
+  { corsOrigins, repository, proofOfWork, now, rateLimitPerMinute },
 ) => {
   // An empty list still answers with Vary: Origin and never with an allow-origin header.
   await api.register(cors, { origin: corsOrigins, credentials: true, methods: ['POST'] });
@@ -30,6 +34,19 @@ export const apiPlugin: FastifyPluginAsyncZod<ApiOptions> = async (
     reply.header('cache-control', 'no-store');
   });
 
+  // Readiness, for a load balancer: not while draining at shutdown (serve.ts), nor while the
+  // database does not answer. /api/health stays the liveness check.
+  api.get('/ready', async (request, reply) => {
+    if (api.draining) return reply.code(503).send({ status: 'draining' });
+    try {
+      await api.registrations.ping();
+      return await reply.send({ status: 'ready' });
+    } catch (error) {
+      request.log.warn({ err: error }, 'not ready: the database did not answer');
+      return reply.code(503).send({ status: 'unavailable' });
+    }
+  });
+
   api.get('/health', async (request, reply) => {
     try {
       await api.registrations.ping();
@@ -39,10 +56,5 @@ export const apiPlugin: FastifyPluginAsyncZod<ApiOptions> = async (
       return reply.code(503).send({ status: 'unavailable' });
     }
   });
-  await api.register(registrationRoutes, {
-    repository: api.registrations,
-    proofOfWork,
-    now,
-    rateLimitPerMinute,
-  });
+  await api.register(registrationRoutes, { repository, proofOfWork, now, rateLimitPerMinute });
 };

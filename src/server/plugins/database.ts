@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { Gauge } from 'prom-client';
 import { describeError, openDatabase } from '../db/database';
 import { migrateToLatest } from '../db/migrate';
 import type { DatabaseConfig } from '../env';
@@ -6,14 +7,22 @@ import {
   createRegistrationRepository,
   type RegistrationRepository,
 } from '../registrations/registration-repository';
+import { deleteSubmissions, type Deleted, type Selection } from '../registrations/personal-data';
+import { createOutbox, type Outbox } from '../webhooks/outbox';
 import { createVisitCounter, type VisitCounter } from '../visits/visit-counter';
-import { createVisitRepository } from '../visits/visit-repository';
+import { createVisitRepository, type VisitRepository } from '../visits/visit-repository';
 import { createVisitSalts } from '../visits/visit-salts';
 
 declare module 'fastify' {
   interface FastifyInstance {
     registrations: RegistrationRepository;
     visits: VisitCounter;
+    /** The stored visits, for reading (the marketers' numbers). */
+    visitRepository: VisitRepository;
+    /** The webhook events (plugins/webhooks.ts delivers them). */
+    outbox: Outbox;
+    /** Deletes submissions and their events, their counts kept (plugins/retention.ts). */
+    deleteSubmissions: (selection: Selection) => Promise<Deleted>;
   }
 }
 
@@ -21,11 +30,13 @@ export interface DatabasePluginOptions {
   database: DatabaseConfig;
   /** The clock of the 24-hour duplicate rule and of the visits' days; tests move it. */
   now: () => Date;
+  /** Webhooks are on: each sign-up writes its event in its own transaction. */
+  webhookEvents: boolean;
 }
 
 /** Opens the database, brings its schema up to date, and decorates the app with its data. */
 export const databasePlugin = fp<DatabasePluginOptions>(
-  async (app, { database: config, now }) => {
+  async (app, { database: config, now, webhookEvents }) => {
     const database = await openDatabase(config, (error) =>
       app.log.warn({ err: error }, 'an idle database connection was lost; the pool opens anew'),
     );
@@ -41,22 +52,52 @@ export const databasePlugin = fp<DatabasePluginOptions>(
         { cause: error },
       );
     }
-    const registrations = createRegistrationRepository(database);
+    const { metrics } = app;
+    const registrations = createRegistrationRepository(database, {
+      webhookEvents,
+      observeBatch: metrics
+        ? (size, seconds) => {
+            metrics.batchSize.observe({ database: database.kind }, size);
+            metrics.commitDuration.observe({ database: database.kind }, seconds);
+          }
+        : undefined,
+      onUnavailable: metrics ? () => metrics.databaseErrors.inc() : undefined,
+    });
+    if (metrics && database.kind === 'postgres') {
+      const pool = database.driver;
+      new Gauge({
+        name: 'tasjeel_database_connections',
+        help: 'PostgreSQL pool connections by state (in use, idle, and requests waiting for one).',
+        labelNames: ['state'] as const,
+        registers: [metrics.registry],
+        collect() {
+          this.set({ state: 'in_use' }, pool.totalCount - pool.idleCount);
+          this.set({ state: 'idle' }, pool.idleCount);
+          this.set({ state: 'waiting' }, pool.waitingCount);
+        },
+      });
+    }
     const salts = createVisitSalts(app.redis, (error) =>
       app.log.warn({ err: error }, 'the visitor salt is kept in memory: Redis does not answer'),
     );
-    const visits = createVisitCounter(createVisitRepository(database), {
+    const visitRepository = createVisitRepository(database);
+    const visits = createVisitCounter(visitRepository, {
       salts,
       now,
       log: app.log,
     });
     app.decorate('registrations', registrations);
     app.decorate('visits', visits);
+    app.decorate('visitRepository', visitRepository);
+    app.decorate('outbox', createOutbox(database));
+    app.decorate('deleteSubmissions', (selection: Selection) =>
+      deleteSubmissions(database, selection),
+    );
     // The last visits are written before the database closes.
     app.addHook('onClose', async () => {
       await visits.close();
       await registrations.close();
     });
   },
-  { name: 'database', dependencies: ['redis'] },
+  { name: 'database', dependencies: ['redis', 'metrics'] },
 );

@@ -20,9 +20,11 @@ export const loadSheddingPlugin = fp<LoadSheddingOptions>(
       // Shedding starts and stops within half a second, and the slow first requests of a cold
       // start do not weigh enough in the mean to shed anything.
       sampleInterval: 500,
-      // Only the API sheds: a page or asset refused half-way would leave a visitor a page that
-      // never comes to life, and serving them is cheap. Returning without an answer lets a
-      // request through; a sent answer ends it.
+      // Only the API sheds here: a page or asset refused half-way would leave a visitor a page
+      // that never comes to life, and serving them is cheap. A form posted without JavaScript is
+      // shed by its route once its body is read, so that the page keeps what was typed
+      // (registrations/form-routes.ts). Returning without an answer lets a request through; a
+      // sent answer ends it.
       pressureHandler: (request, reply) => {
         if (!request.url.startsWith('/api/')) return;
         void reply

@@ -4,9 +4,21 @@ import { join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ar } from '../../domain/catalogue';
+import { signedUpParameter } from '../../domain/links';
 import type { RouteAttribution } from '../../domain/notes';
-import { proofOfWorkMeta } from '../../domain/registration';
-import type { RenderedPage, RenderOptions, RenderPage } from '../../domain/render-contract';
+import { marketerStatsMeta } from '../../domain/marketer-stats';
+import { proofOfWorkMeta, utmFromQuery } from '../../domain/registration';
+import type {
+  Brand,
+  FormState,
+  RenderedPage,
+  RenderOptions,
+  RenderPage,
+} from '../../domain/render-contract';
+import type { LogoFile } from '../brand-logo';
+import { formRoutes, queryOf } from '../registrations/form-routes';
+import type { SignUpOptions } from '../registrations/sign-up';
 
 /**
  * Where the pages come from: the build (`loadBuild`) in production, Vite in development
@@ -24,13 +36,21 @@ export interface PageSource {
   render(url: string, options: RenderOptions): Promise<RenderedPage>;
 }
 
-export interface PagesOptions {
+/** The pages, and what their form's posts need to sign up (the API's own options). */
+export interface PagesOptions extends SignUpOptions {
   pages: PageSource;
   siteUrl: string | undefined;
   /** The origin of link previews' absolute URLs; without it, the request's own. */
   publicUrl: string | undefined;
-  /** ALTCHA is on: the pages say so, and the form solves a challenge before it posts. */
-  proofOfWork: boolean;
+  /** The provider every page names (BRAND_*), with its logo file when there is one. */
+  brand: {
+    name: string;
+    logo: LogoFile | undefined;
+    licence: string | undefined;
+    privacyUrl: string | undefined;
+  };
+  /** Set when marketers may see their numbers: the localStorage key of the platform's token. */
+  marketerStatsStorageKey: string | undefined;
 }
 
 const immutable = 'public, max-age=31536000, immutable';
@@ -105,35 +125,93 @@ async function serveBuiltFiles(app: FastifyInstance, webDir: string) {
   });
 }
 
+// The page after a sign-up posted without JavaScript (the form's post is redirected to it).
+const signedUp: FormState = {
+  values: { name: '', email: '', phone: '' },
+  invalid: [],
+  error: '',
+  success: ar.success,
+};
+
 /**
- * GET /register/* (the files, and every other path server-rendered) and GET / (the provider's
- * site). A form page sent whole counts as a visit.
+ * Serves the logo under /register/, named by its content's hash: cached for good, as the
+ * build's assets are, and a new file is a new address. It is not the build's, so it sits
+ * beside it rather than under assets/.
+ */
+function serveLogo(app: FastifyInstance, logo: LogoFile): Brand['logo'] {
+  const hash = createHash('sha256').update(logo.body).digest('hex').slice(0, 12);
+  const src = `/register/brand-logo-${hash}.${logo.type === 'image/png' ? 'png' : 'svg'}`;
+  app.get(src, async (_request, reply) =>
+    reply.header('cache-control', immutable).type(logo.type).send(logo.body),
+  );
+  return { src, width: logo.width, height: logo.height };
+}
+
+/**
+ * GET /register/* (the files, and every other path server-rendered), POST on the form routes
+ * (the form without JavaScript, registrations/form-routes.ts) and GET / (the provider's site).
+ * A form page sent whole counts as a visit.
  */
 export async function pagesPlugin(
   app: FastifyInstance,
-  { pages, siteUrl, publicUrl, proofOfWork }: PagesOptions,
+  {
+    pages,
+    siteUrl,
+    publicUrl,
+    brand: provider,
+    repository,
+    proofOfWork,
+    now,
+    rateLimitPerMinute,
+    marketerStatsStorageKey,
+  }: PagesOptions,
 ) {
-  const proofOfWorkTag = proofOfWork ? `<meta name="${proofOfWorkMeta}" content="on">` : '';
+  const brand: Brand = {
+    name: provider.name,
+    logo: provider.logo === undefined ? undefined : serveLogo(app, provider.logo),
+    licence: provider.licence,
+    siteUrl,
+    privacyUrl: provider.privacyUrl,
+  };
+  const signUpOptions = { repository, proofOfWork, now, rateLimitPerMinute };
+  const proofOfWorkTag =
+    proofOfWork === undefined ? '' : `<meta name="${proofOfWorkMeta}" content="on">`;
+  // Tells the link page that the numbers are on, and where the platform keeps its token.
+  const marketerStatsTag =
+    marketerStatsStorageKey === undefined
+      ? ''
+      : `<meta name="${marketerStatsMeta}" content="${escapeAttribute(marketerStatsStorageKey)}">`;
   // The form a page showed, until its response is sent and the visit can be counted.
   const formOf = new WeakMap<FastifyRequest, RouteAttribution>();
 
   await pages.registerFiles(app);
 
+  // Only http or https: a forwarded protocol is whatever the proxy was sent.
+  const siteOrigin = (request: FastifyRequest) =>
+    publicUrl ?? `${request.protocol === 'https' ? 'https' : 'http'}://${request.host}`;
+
+  /** The page at the request's URL: the template, filled with the render. */
+  async function pageAt(request: FastifyRequest, form?: FormState) {
+    const [template, rendered] = await Promise.all([
+      pages.template(request.url),
+      pages.render(request.url, { origin: siteOrigin(request), brand, form }),
+    ]);
+    // Functions as replacements, so a '$&' in the page is not read as a pattern.
+    const page = template
+      .replace('<!--app-head-->', () => rendered.head + proofOfWorkTag + marketerStatsTag)
+      .replace('<!--app-html-->', () => rendered.html);
+    return { ...rendered, page };
+  }
+
   async function renderPage(request: FastifyRequest, reply: FastifyReply) {
     // A missing script or stylesheet is a plain 404, not an HTML page.
     if (request.url.startsWith('/register/assets/')) return reply.callNotFound();
-    // Only http or https: a forwarded protocol is whatever the proxy was sent.
-    const origin =
-      publicUrl ?? `${request.protocol === 'https' ? 'https' : 'http'}://${request.host}`;
-    const [template, { html, head, status, form }] = await Promise.all([
-      pages.template(request.url),
-      pages.render(request.url, { origin }),
-    ]);
+    const query = request.query as Record<string, unknown>;
+    const { page, status, form } = await pageAt(
+      request,
+      query[signedUpParameter] === undefined ? undefined : signedUp,
+    );
     if (form !== undefined) formOf.set(request, form);
-    // Functions as replacements, so a '$&' in the page is not read as a pattern.
-    const page = template
-      .replace('<!--app-head-->', () => head + proofOfWorkTag)
-      .replace('<!--app-html-->', () => html);
     return reply
       .code(status)
       .header('cache-control', 'no-cache')
@@ -145,18 +223,44 @@ export async function pagesPlugin(
   // that the page never waits on it; the counter leaves link-preview fetchers out.
   async function countVisit(request: FastifyRequest, reply: FastifyReply) {
     const form = formOf.get(request);
+    if (request.method === 'GET') countView(form, reply.statusCode);
     if (form === undefined || request.method !== 'GET' || reply.statusCode !== 200) return;
     try {
-      app.visits.record({ ...form, ip: request.ip, userAgent: request.headers['user-agent'] });
+      const counted = app.visits.record({
+        ...form,
+        // Cleaned as the page cleans them for its sign-up, so that the two meet in the report.
+        utm: utmFromQuery(queryOf(request)),
+        ip: request.ip,
+        userAgent: request.headers['user-agent'],
+      });
+      if (counted) app.metrics?.visits.inc();
     } catch (error) {
       request.log.warn({ err: error }, 'a page visit could not be counted');
     }
   }
+
+  function countView(form: RouteAttribution | undefined, status: number) {
+    if (app.metrics === null || (status !== 200 && status !== 404)) return;
+    const screen =
+      status === 404
+        ? 'not_found'
+        : form === undefined
+          ? 'link_page'
+          : form.packageName === undefined
+            ? 'free_trial'
+            : 'form_package';
+    app.metrics.pageViews.inc({ screen });
+  }
   app.get('/register', { onResponse: countVisit }, renderPage);
   app.get('/register/*', { onResponse: countVisit }, renderPage);
+  await app.register(formRoutes, { ...signUpOptions, siteOrigin, pageAt });
 
   // '/' is the provider's site; standalone, 'back to the site' lands on SITE_URL or the form.
   app.get('/', async (_request, reply) =>
     reply.redirect(siteUrl ?? '/register/register-client', 302),
   );
+}
+
+function escapeAttribute(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }

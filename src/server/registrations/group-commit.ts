@@ -11,6 +11,8 @@ export type ItemResult<T> = { ok: true; value: T } | { ok: false; error: unknown
 export function groupCommit<Item, Result>(
   write: (batch: Item[]) => ItemResult<Result>[] | Promise<ItemResult<Result>[]>,
   maxInFlight: number,
+  /** Hears of each batch written: its size and how long it took (the metrics). */
+  observe?: (size: number, seconds: number) => void,
 ): (item: Item) => Promise<Result> {
   type Waiting = {
     item: Item;
@@ -32,8 +34,10 @@ export function groupCommit<Item, Result>(
     const batch = pending;
     pending = [];
     inFlight += 1;
+    const started = performance.now();
     try {
       const outcomes = await write(batch.map(({ item }) => item));
+      observe?.(batch.length, (performance.now() - started) / 1000);
       batch.forEach(({ resolve, reject }, index) => {
         const outcome = outcomes[index];
         if (outcome === undefined) reject(new Error('the batch write answered fewer items'));

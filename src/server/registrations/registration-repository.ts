@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseNotes, type Source } from '../../domain/notes';
-import type { Registration } from '../../domain/registration';
+import { utmFields, type Registration, type Utm, type UtmField } from '../../domain/registration';
 import { DatabaseUnavailableError } from '../db/database';
 import {
   registrationColumns,
@@ -25,6 +25,8 @@ export interface StoredRegistration {
   source: Source | null;
   /** The first row's id when this is a repeat (same phone and notes within 24 hours). */
   repeatOf: string | null;
+  /** The campaign parameters the sign-up came with: only those present. */
+  utm: Utm;
 }
 
 /**
@@ -36,6 +38,21 @@ export interface LinkSignUps {
   packageKey: string | null;
   leads: number;
   repeats: number;
+}
+
+/** What one campaign brought: a utm_source and a utm_campaign, either null for none. */
+export interface CampaignSignUps {
+  utmSource: string | null;
+  utmCampaign: string | null;
+  leads: number;
+  repeats: number;
+}
+
+/** One marketer's leads on one UTC day (YYYY-MM-DD), for one package (null: the free trial). */
+export interface DayLeads {
+  day: string;
+  packageKey: string | null;
+  leads: number;
 }
 
 export interface Registered {
@@ -56,9 +73,30 @@ export interface RegistrationRepository {
   list(options?: { since?: Date }): Promise<StoredRegistration[]>;
   /** Leads and repeats per marketer and package, optionally only from `since` on (the report). */
   countByLink(options?: { since?: Date }): Promise<LinkSignUps[]>;
+  /** Leads and repeats per utm_source and utm_campaign, the lead's (the report's --by campaign). */
+  countByCampaign(options?: { since?: Date }): Promise<CampaignSignUps[]>;
+  /** The leads credited to one marketer per day and package, from `since` on (their numbers). */
+  marketerLeadDays(marketingId: string, since: Date): Promise<DayLeads[]>;
   /** Throws when the database does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface RepositoryOptions {
+  /**
+   * Webhooks are on: each stored submission also writes its webhook event, in the same
+   * transaction (docs/webhooks.md).
+   */
+  webhookEvents?: boolean;
+  /** Hears of each group commit: how many sign-ups, how long (the metrics). */
+  observeBatch?: (size: number, seconds: number) => void;
+  /** Hears of each call that found the database out of reach (the metrics). */
+  onUnavailable?: () => void;
+}
+
+/** An event's id: Standard Webhooks' `webhook-id`, the same on every attempt. */
+function newEventId(): string {
+  return `msg_${randomUUID().replaceAll('-', '')}`;
 }
 
 /** What each database kind implements: the same three statements, in its own driver. */
@@ -68,14 +106,20 @@ interface Statements {
   /** Rows from `since` on ('' for all), oldest first. */
   selectSince(since: string): Promise<RegistrationsTable[]>;
   countByLinkSince(since: string): Promise<LinkCountRow[]>;
+  countByCampaignSince(since: string): Promise<CampaignCountRow[]>;
+  marketerLeadDays(marketingId: string, since: string): Promise<LeadDayRow[]>;
   ping(): Promise<void>;
 }
 
 const columns = registrationColumns.join(', ');
 // What a sign-up brings; the database works out repeat_of.
 type SentRow = Omit<RegistrationsTable, 'repeat_of'>;
+// In the order of register_sign_ups's arguments: the campaign parameters come last, after the
+// window starts and the events' ids (see the 2026-11-23T1700 migration).
+const utmColumns = new Set<string>(utmFields);
 const sentColumns = registrationColumns.filter(
-  (column): column is keyof SentRow => column !== 'repeat_of',
+  (column): column is Exclude<keyof SentRow, UtmField> =>
+    column !== 'repeat_of' && !utmColumns.has(column),
 );
 
 interface PendingInsert {
@@ -83,22 +127,37 @@ interface PendingInsert {
   windowStart: string;
 }
 
-interface LinkCountRow {
-  marketing_id: string | null;
-  package_key: string | null;
+interface Counts {
   leads: number | string;
   repeats: number | string;
 }
-// Each row counts for its first row's link (a lead is its own first row).
-const countByLink = `select lead.marketing_id, lead.package_key,
+type LinkCountRow = Counts & { marketing_id: string | null; package_key: string | null };
+type CampaignCountRow = Counts & { utm_source: string | null; utm_campaign: string | null };
+// Each row counts for its first row's link and campaign (a lead is its own first row).
+const countBy = (columns: string) => `select ${columns},
     count(*) - count(sign_up.repeat_of) as leads, count(sign_up.repeat_of) as repeats
   from registrations sign_up
     join registrations lead on lead.id = coalesce(sign_up.repeat_of, sign_up.id)
-  where sign_up.created_at >= $since group by lead.marketing_id, lead.package_key`;
+  where sign_up.created_at >= $since group by ${columns}`;
+const countByLink = countBy('lead.marketing_id, lead.package_key');
+const countByCampaign = countBy('lead.utm_source, lead.utm_campaign');
+
+interface LeadDayRow {
+  day: string;
+  package_key: string | null;
+  leads: number | string;
+}
+// A lead is its own first row, so it is counted as countByLink counts it: repeat_of null.
+const marketerLeadDays = `select substr(created_at, 1, 10) as day, package_key, count(*) as leads
+  from registrations where marketing_id = $marketer and created_at >= $since and repeat_of is null
+  group by substr(created_at, 1, 10), package_key`;
 
 // Statements prepared once on the raw driver: a query built per call halved the API's
 // throughput (docs/performance.md).
-function sqliteStatements({ driver, isUnavailable }: SqliteDatabase): Statements {
+function sqliteStatements(
+  { driver, isUnavailable }: SqliteDatabase,
+  { webhookEvents = false, observeBatch }: RepositoryOptions,
+): Statements {
   // One INSERT that looks up the first row itself: SQLite runs it under its single write lock,
   // so of concurrent identical requests exactly one finds none and is the first.
   const insert = driver.prepare<
@@ -109,19 +168,35 @@ function sqliteStatements({ driver, isUnavailable }: SqliteDatabase): Statements
      values (@id, @created_at, @name, @email, @phone, @notes, @marketing_id, @package_key, @source,
        (select id from registrations
         where phone = @phone and notes = @notes and created_at > @window_start and repeat_of is null
-        order by created_at limit 1))
+        order by created_at limit 1),
+       @utm_source, @utm_medium, @utm_campaign, @utm_term, @utm_content)
      returning repeat_of`,
   );
   const since = driver.prepare<[string], RegistrationsTable>(
     'select * from registrations where created_at >= ? order by created_at, id',
   );
   const countSince = driver.prepare<[string], LinkCountRow>(countByLink.replace('$since', '?'));
+  const countCampaignsSince = driver.prepare<[string], CampaignCountRow>(
+    countByCampaign.replace('$since', '?'),
+  );
+  const leadDays = driver.prepare<{ marketer: string; since: string }, LeadDayRow>(
+    marketerLeadDays.replace('$marketer', '@marketer').replace('$since', '@since'),
+  );
+  const insertEvent = driver.prepare<[string, string, string, string, string]>(
+    `insert into webhook_events (id, registration_id, type, status, created_at, next_attempt_at)
+     values (?, ?, ?, 'pending', ?, ?)`,
+  );
   const ping = driver.prepare('select 1');
 
   function insertOne({ row, windowStart }: PendingInsert): Registered {
     const stored = insert.get({ ...row, window_start: windowStart });
     if (stored === undefined) throw new Error('the insert returned no row');
-    return { id: stored.repeat_of ?? row.id, repeat: stored.repeat_of !== null };
+    const repeat = stored.repeat_of !== null;
+    if (webhookEvents) {
+      const type = repeat ? 'registration.repeated' : 'registration.created';
+      insertEvent.run(newEventId(), row.id, type, row.created_at, row.created_at);
+    }
+    return { id: stored.repeat_of ?? row.id, repeat };
   }
 
   // A batch is one IMMEDIATE transaction (docs/performance.md, group commit); a statement that
@@ -137,7 +212,11 @@ function sqliteStatements({ driver, isUnavailable }: SqliteDatabase): Statements
     }),
   );
   // One writer: SQLite has one, and the batch blocks the event loop while it is written.
-  const register = groupCommit((batch: PendingInsert[]) => writeBatch.immediate(batch), 1);
+  const register = groupCommit(
+    (batch: PendingInsert[]) => writeBatch.immediate(batch),
+    1,
+    observeBatch,
+  );
 
   return {
     insert: (row, windowStart) => register({ row, windowStart }),
@@ -147,18 +226,29 @@ function sqliteStatements({ driver, isUnavailable }: SqliteDatabase): Statements
     async countByLinkSince(from) {
       return countSince.all(from);
     },
+    async countByCampaignSince(from) {
+      return countCampaignsSince.all(from);
+    },
+    async marketerLeadDays(marketer, from) {
+      return leadDays.all({ marketer, since: from });
+    },
     async ping() {
       ping.get();
     },
   };
 }
 
-function postgresStatements({ driver: pool, isUnavailable }: PostgresDatabase): Statements {
-  // One round trip and one commit a batch: the repeat rule runs inside the database (see the
-  // 2026-11-23T1200 migration). A named statement, which pg prepares once per connection.
+function postgresStatements(
+  { driver: pool, isUnavailable }: PostgresDatabase,
+  { webhookEvents = false, observeBatch }: RepositoryOptions,
+): Statements {
+  // One round trip and one commit a batch: the repeat rule and the webhook events run inside
+  // the database (see the 2026-11-23T1500 migration). A named statement, which pg prepares
+  // once per connection.
   const statement = {
-    name: 'tasjeel-register',
-    text: 'select id, not created as repeat from register_unless_duplicate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+    name: 'tasjeel-register-sign-ups',
+    text: `select id, not created as repeat
+      from register_sign_ups(${Array.from({ length: 16 }, (_, i) => `$${i + 1}`).join(', ')})`,
   };
   async function writeBatch(batch: PendingInsert[]): Promise<Registered[]> {
     const { rows } = await pool.query<Registered>({
@@ -166,9 +256,11 @@ function postgresStatements({ driver: pool, isUnavailable }: PostgresDatabase): 
       values: [
         ...sentColumns.map((column) => batch.map(({ row }) => row[column])),
         batch.map(({ windowStart }) => windowStart),
+        webhookEvents ? batch.map(newEventId) : null,
+        ...utmFields.map((field) => batch.map(({ row }) => row[field])),
       ],
     });
-    if (rows.length !== batch.length) throw new Error('register_unless_duplicate lost a row');
+    if (rows.length !== batch.length) throw new Error('register_sign_ups lost a row');
     return rows;
   }
   // A batch fails as a whole. When the database is not out of reach, the fault may be one
@@ -189,7 +281,7 @@ function postgresStatements({ driver: pool, isUnavailable }: PostgresDatabase): 
     }
   }
   // As many batches at once as the pool has connections; more sign-ups wait and go together.
-  const register = groupCommit(writeEachAlone, pool.options.max);
+  const register = groupCommit(writeEachAlone, pool.options.max, observeBatch);
 
   return {
     insert: (row, windowStart) => register({ row, windowStart }),
@@ -202,6 +294,20 @@ function postgresStatements({ driver: pool, isUnavailable }: PostgresDatabase): 
     },
     async countByLinkSince(since) {
       const { rows } = await pool.query<LinkCountRow>(countByLink.replace('$since', '$1'), [since]);
+      return rows;
+    },
+    async countByCampaignSince(since) {
+      const { rows } = await pool.query<CampaignCountRow>(countByCampaign.replace('$since', '$1'), [
+        since,
+      ]);
+      return rows;
+    },
+    async marketerLeadDays(marketer, since) {
+      const { rows } = await pool.query<LeadDayRow>({
+        name: 'tasjeel-marketer-lead-days',
+        text: marketerLeadDays.replace('$marketer', '$1').replace('$since', '$2'),
+        values: [marketer, since],
+      });
       return rows;
     },
     async ping() {
@@ -222,18 +328,36 @@ function toStored(row: RegistrationsTable): StoredRegistration {
     packageKey: row.package_key,
     source: row.source as Source | null,
     repeatOf: row.repeat_of,
+    utm: utmOf(row),
   };
 }
 
-export function createRegistrationRepository(database: Database): RegistrationRepository {
+/** A row's campaign parameters, as an object of those present (the export, the webhook). */
+export function utmOf(row: RegistrationsTable): Utm {
+  const utm: Utm = {};
+  for (const field of utmFields) {
+    const value = row[field];
+    if (value !== null) utm[field] = value;
+  }
+  return utm;
+}
+
+export function createRegistrationRepository(
+  database: Database,
+  options: RepositoryOptions = {},
+): RegistrationRepository {
   const statements =
-    database.kind === 'sqlite' ? sqliteStatements(database) : postgresStatements(database);
+    database.kind === 'sqlite'
+      ? sqliteStatements(database, options)
+      : postgresStatements(database, options);
   // A database out of reach is told apart from a bug: the route answers 503, not 500.
   async function guard<T>(run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (error) {
-      throw database.isUnavailable(error) ? new DatabaseUnavailableError(error) : error;
+      if (!database.isUnavailable(error)) throw error;
+      options.onUnavailable?.();
+      throw new DatabaseUnavailableError(error);
     }
   }
 
@@ -251,6 +375,11 @@ export function createRegistrationRepository(database: Database): RegistrationRe
           marketing_id: input.marketing_id ?? null,
           package_key: packageKey,
           source,
+          utm_source: input.utm_source ?? null,
+          utm_medium: input.utm_medium ?? null,
+          utm_campaign: input.utm_campaign ?? null,
+          utm_term: input.utm_term ?? null,
+          utm_content: input.utm_content ?? null,
         };
         const windowStart = new Date(now.getTime() - duplicateWindowMs).toISOString();
         return statements.insert(row, windowStart);
@@ -265,6 +394,23 @@ export function createRegistrationRepository(database: Database): RegistrationRe
           // PostgreSQL's count is a bigint, which pg gives as text.
           leads: Number(row.leads),
           repeats: Number(row.repeats),
+        })),
+      ),
+    countByCampaign: ({ since } = {}) =>
+      guard(async () =>
+        (await statements.countByCampaignSince(since?.toISOString() ?? '')).map((row) => ({
+          utmSource: row.utm_source,
+          utmCampaign: row.utm_campaign,
+          leads: Number(row.leads),
+          repeats: Number(row.repeats),
+        })),
+      ),
+    marketerLeadDays: (marketingId, since) =>
+      guard(async () =>
+        (await statements.marketerLeadDays(marketingId, since.toISOString())).map((row) => ({
+          day: row.day,
+          packageKey: row.package_key,
+          leads: Number(row.leads),
         })),
       ),
     ping: () => guard(() => statements.ping()),

@@ -3,9 +3,9 @@ import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import { describe, expect, it } from 'vitest';
 import { ar } from '../../domain/catalogue';
 import { buildNotes, type RouteAttribution } from '../../domain/notes';
-import { buildPayload, proofOfWorkMeta, trapField } from '../../domain/registration';
+import { buildPayload, proofOfWorkMeta, trapField, type Utm } from '../../domain/registration';
 import { buildTestApp, testBackends } from '../../../testing/server-test-helpers';
-import { ipv6SitesShare } from './registration-routes';
+import { ipv6SitesShare } from './sign-up';
 
 const url = '/api/external-register';
 const values = { name: 'سارة', email: '', phone: '966512345678' };
@@ -61,6 +61,11 @@ describe.each(testBackends)('on $name', (backend) => {
           package_key: packageKey,
           source: route.marketingId === undefined ? 'general_link' : 'marketer_link',
           repeat_of: null,
+          utm_source: null,
+          utm_medium: null,
+          utm_campaign: null,
+          utm_term: null,
+          utm_content: null,
         },
       ]);
     });
@@ -77,6 +82,45 @@ describe.each(testBackends)('on $name', (backend) => {
       expect((await app.inject({ method: 'POST', url, payload })).statusCode).toBe(201);
       expect(await rows()).toMatchObject([
         { name: 'سارة', email: 'sara@example.com', marketing_id: '9' },
+      ]);
+    });
+
+    it('stores the campaign parameters it is sent, trimmed, and null for the others', async () => {
+      const { app, rows } = await buildTestApp(backend);
+      const utm = {
+        utm_source: ' snapchat ',
+        utm_medium: 'cpc',
+        utm_campaign: 'ر'.repeat(100),
+        utm_term: 'أسهم',
+        utm_content: 'video',
+      };
+      const payload = buildPayload(values, {}, utm);
+      expect((await app.inject({ method: 'POST', url, payload })).statusCode).toBe(201);
+      const partial = buildPayload({ ...values, phone: '966500000002' }, {}, { utm_source: 'qr' });
+      expect((await app.inject({ method: 'POST', url, payload: partial })).statusCode).toBe(201);
+      expect(await rows()).toMatchObject([
+        { ...utm, utm_source: 'snapchat' },
+        {
+          utm_source: 'qr',
+          utm_medium: null,
+          utm_campaign: null,
+          utm_term: null,
+          utm_content: null,
+        },
+      ]);
+    });
+
+    it('applies the repeat rule whatever the campaign: a repeat keeps its own, the lead its', async () => {
+      const { app, rows } = await buildTestApp(backend);
+      const send = (utm: Utm) =>
+        app.inject({ method: 'POST', url, payload: buildPayload(values, {}, utm) });
+      const first = (await send({ utm_source: 'snapchat' })).json<{ id: string }>().id;
+      const again = await send({ utm_source: 'qr' });
+      expect(again.statusCode).toBe(201);
+      expect(again.json()).toEqual({ id: first });
+      expect(await rows()).toMatchObject([
+        { id: first, utm_source: 'snapchat', repeat_of: null },
+        { utm_source: 'qr', repeat_of: first },
       ]);
     });
 
@@ -142,6 +186,31 @@ describe.each(testBackends)('on $name', (backend) => {
         ar.errorInvalid,
       ],
       ['a tag character in the name', body({ name: 'سارة\u{E0041}' }), json, 400, ar.errorInvalid],
+      ['an unknown utm_ field', body({ utm_foo: 'x' }), json, 400, ar.errorInvalid],
+      ['an empty utm_source', body({ utm_source: '' }), json, 400, ar.errorInvalid],
+      ['a blank utm_medium', body({ utm_medium: ' ' }), json, 400, ar.errorInvalid],
+      [
+        'a utm_campaign over 100 characters',
+        body({ utm_campaign: 'c'.repeat(101) }),
+        json,
+        400,
+        ar.errorInvalid,
+      ],
+      [
+        'a control character in utm_term',
+        body({ utm_term: 'a\u0000b' }),
+        json,
+        400,
+        ar.errorInvalid,
+      ],
+      [
+        'a bidi isolate in utm_content',
+        body({ utm_content: '\u2066ad\u2069' }),
+        json,
+        400,
+        ar.errorInvalid,
+      ],
+      ['a number for utm_source', body({ utm_source: 7 }), json, 400, ar.errorInvalid],
       ['a JSON array', '[]', json, 400, ar.errorInvalid],
       ['malformed JSON', valid.slice(0, -1), json, 400, ar.errorBadRequest],
       ['an empty JSON body', '', json, 400, ar.errorBadRequest],

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { packageKeyOf, packageKeyPattern, packageLabel } from '../../domain/packages';
-import { marketingIdPattern } from '../../domain/registration';
+import { marketingIdPattern, type Utm } from '../../domain/registration';
 import type { Visit, VisitRepository } from './visit-repository';
 import type { VisitSalts } from './visit-salts';
 
@@ -16,13 +16,19 @@ export const linkPreviewAgents =
 export interface PageView {
   marketingId?: string;
   packageName?: string;
+  /** The page address's campaign parameters, as utmFromQuery gives them. */
+  utm?: Utm;
   ip: string;
   userAgent: string | undefined;
 }
 
 export interface VisitCounter {
-  /** Notes a page view in memory: serving a page never waits on the database. */
-  record(view: PageView): void;
+  /**
+   * Notes a page view in memory: serving a page never waits on the database. Returns whether
+   * it counts: not a link preview, ids of a sign-up's shape, not the same visitor's
+   * view of the same link noted since the last write.
+   */
+  record(view: PageView): boolean;
   /** Writes what was noted so far; runs every second, and on close. Never throws: it logs. */
   flush(): Promise<void>;
   close(): Promise<void>;
@@ -45,6 +51,8 @@ interface Pending {
   day: string;
   marketingId: string | null;
   packageKey: string | null;
+  utmSource: string | null;
+  utmCampaign: string | null;
   ip: string;
   userAgent: string;
 }
@@ -67,8 +75,8 @@ export function createVisitCounter(
     const visitorHash = createHmac('sha256', salt)
       .update(`${visit.ip}\n${visit.userAgent}`)
       .digest('base64url');
-    const { day, marketingId, packageKey } = visit;
-    return { day, marketingId, packageKey, visitorHash };
+    const { day, marketingId, packageKey, utmSource, utmCampaign } = visit;
+    return { day, marketingId, packageKey, visitorHash, utmSource, utmCampaign };
   }
 
   // A chunk the database refuses is written a visit at a time, so that one bad row never
@@ -129,25 +137,29 @@ export function createVisitCounter(
   timer.unref();
 
   return {
-    record({ marketingId, packageName, ip, userAgent = '' }) {
-      if (linkPreviewAgents.test(userAgent)) return;
+    record({ marketingId, packageName, utm = {}, ip, userAgent = '' }) {
+      if (linkPreviewAgents.test(userAgent)) return false;
       // Only a link that could have brought a sign-up: ids of any other shape fill the table
       // (and once stopped PostgreSQL's whole batch), and no marketer could own them.
-      if (marketingId !== undefined && !marketingIdPattern.test(marketingId)) return;
-      if (packageName !== undefined && !packageKeyPattern.test(packageName)) return;
+      if (marketingId !== undefined && !marketingIdPattern.test(marketingId)) return false;
+      if (packageName !== undefined && !packageKeyPattern.test(packageName)) return false;
       const day = now().toISOString().slice(0, 10);
       const agent = userAgent.slice(0, maxUserAgentLength);
       const key = JSON.stringify([day, marketingId, packageName, ip, agent]);
-      if (pending.has(key)) return;
+      if (pending.has(key)) return false;
       pending.set(key, {
         day,
         marketingId: marketingId ?? null,
         // As a registration stores it (through its notes), so that the report can join them.
         packageKey: packageName === undefined ? null : packageKeyOf(packageLabel(packageName)),
+        // The first view's campaign, as the database keeps it.
+        utmSource: utm.utm_source ?? null,
+        utmCampaign: utm.utm_campaign ?? null,
         ip,
         userAgent: agent,
       });
       if (pending.size >= maxPending) void flush();
+      return true;
     },
     flush,
     async close() {

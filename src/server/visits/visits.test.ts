@@ -101,6 +101,46 @@ describe.each(testBackends)('on $name', (backend) => {
       expect(await totals()).toHaveLength(4);
     });
 
+    it("keeps the utm_source and utm_campaign of a visitor's first view that day, when they pass the rules", async () => {
+      const { clock, visit, totals, databaseUrl } = await start();
+      const url = '/register/marketer/42';
+      await visit(`${url}?utm_source=snapchat&utm_campaign=ramadan&utm_medium=cpc`);
+      await visit(url);
+      await visit(`${url}?utm_source=snap%07chat&utm_campaign=${'c'.repeat(150)}`, laptop);
+      await totals();
+      const rows = await tableRows(databaseUrl, 'visits');
+      expect(rows.map(({ utm_source, utm_campaign }) => [utm_source, utm_campaign])).toEqual(
+        expect.arrayContaining([
+          ['snapchat', 'ramadan'],
+          ['', 'c'.repeat(100)],
+        ]),
+      );
+      expect(rows).toHaveLength(2);
+      expect(JSON.stringify(rows)).not.toContain('cpc');
+
+      // Rolled up, a day keeps its campaigns apart.
+      clock.now = new Date('2025-03-02T09:00:00Z');
+      await visit(`${url}?utm_source=qr`);
+      await totals();
+      const rolledUp = await tableRows(databaseUrl, 'visit_totals');
+      expect(
+        rolledUp.map(({ day, utm_source, utm_campaign, visits }) => [
+          day,
+          utm_source,
+          utm_campaign,
+          Number(visits),
+        ]),
+      ).toEqual(
+        expect.arrayContaining([
+          ['2025-03-01', 'snapchat', 'ramadan', 1],
+          ['2025-03-01', '', 'c'.repeat(100), 1],
+        ]),
+      );
+      expect(await totals()).toEqual([
+        { marketingId: '42', packageKey: null, visits: 3, visitors: 3 },
+      ]);
+    });
+
     it('tells visitors apart by IP and user agent together', async () => {
       const { visit, totals } = await start();
       const url = '/register/marketer/7';

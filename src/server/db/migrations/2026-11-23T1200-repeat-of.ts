@@ -20,7 +20,18 @@ export async function down(db: Kysely<unknown>): Promise<void> {
 export const postgres = {
   async up(db: Kysely<unknown>): Promise<void> {
     await up(db);
-    await sql`
+    await replaceRegisterFunction(db);
+  },
+  async down(db: Kysely<unknown>): Promise<void> {
+    await sql`drop function register_unless_duplicate`.execute(db);
+    await postgresRegisterFunction.up(db);
+    await down(db);
+  },
+};
+
+/** This version's register_unless_duplicate (the next migration's `down` puts it back). */
+export async function replaceRegisterFunction(db: Kysely<unknown>): Promise<void> {
+  await sql`
       create or replace function register_unless_duplicate(
         new_ids text[], new_created_ats text[], new_names text[], new_emails text[],
         new_phones text[], new_notes text[], new_marketing_ids text[], new_package_keys text[],
@@ -47,10 +58,4 @@ export const postgres = {
         end loop;
       end
       $$`.execute(db);
-  },
-  async down(db: Kysely<unknown>): Promise<void> {
-    await sql`drop function register_unless_duplicate`.execute(db);
-    await postgresRegisterFunction.up(db);
-    await down(db);
-  },
-};
+}

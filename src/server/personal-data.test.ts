@@ -1,0 +1,319 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { buildPayload, registrationSchema } from '../domain/registration';
+import { openDatabase } from './db/database';
+import { loadConfig } from './env';
+import { deleteSubmissions } from './registrations/personal-data';
+import { runPerson } from './person';
+import { runReport } from './report';
+import { buildTestApp, testBackends, type TestBackend } from '../../testing/server-test-helpers';
+import { newWebhookSecret } from '../../testing/webhook-receiver';
+
+// Issue 15 (docs/personal-data.md): submissions past RETENTION_DAYS deleted at start (and daily),
+// a person's data found and erased by `npm run person`, and the report's totals kept through both.
+
+const now = new Date('2025-04-10T12:00:00.000Z');
+
+interface SignUp {
+  at: string;
+  phone: string;
+  name?: string;
+  email?: string;
+  packageName?: string;
+  marketingId?: string;
+}
+
+/**
+ * A database with sign-ups (and their webhook events, never delivered: the URL answers nothing),
+ * the app closed; returns its URL and readers of its rows.
+ */
+async function storedSignUps(backend: TestBackend, signUps: SignUp[]) {
+  const clock = { now };
+  const stored = await buildTestApp(
+    backend,
+    { WEBHOOK_URL: 'http://127.0.0.1:9/never', WEBHOOK_SECRET: newWebhookSecret() },
+    { now: () => clock.now, webhookDelivery: { pollMs: 3_600_000 } },
+  );
+  for (const { at, phone, name = 'سارة', email = '', packageName, marketingId } of signUps) {
+    clock.now = new Date(at);
+    await stored.app.registrations.register(
+      registrationSchema.parse(buildPayload({ name, email, phone }, { packageName, marketingId })),
+      clock.now,
+    );
+  }
+  await stored.app.close();
+  return stored;
+}
+
+/** Starts the server again on that database, as a restart or a second instance would. */
+async function restart(backend: TestBackend, databaseUrl: string, env: Record<string, string>) {
+  return buildTestApp(backend, env, {
+    now: () => now,
+    config: { database: loadConfig({ DATABASE_URL: databaseUrl }).database },
+  });
+}
+
+async function report(databaseUrl: string, ...argv: string[]): Promise<string> {
+  let text = '';
+  const code = await runReport(
+    argv,
+    { DATABASE_URL: databaseUrl },
+    { out: (chunk) => (text += chunk), err: (chunk) => expect.fail(chunk) },
+  );
+  expect(code).toBe(0);
+  return text;
+}
+
+async function person(databaseUrl: string, argv: string[], confirm?: () => Promise<boolean>) {
+  let out = '';
+  let err = '';
+  const code = await runPerson(
+    argv,
+    { DATABASE_URL: databaseUrl },
+    { out: (text) => (out += text), err: (text) => (err += text) },
+    confirm,
+  );
+  return { code, out, err, json: out === '' ? undefined : JSON.parse(out) };
+}
+
+const premium42 = { packageName: 'premium_reco', marketingId: '42' };
+
+describe.each(testBackends)('on $name', (backend) => {
+  describe('RETENTION_DAYS', () => {
+    // 30 days before `now` is 2025-03-11T12:00Z.
+    const signUps: SignUp[] = [
+      { at: '2025-03-01T10:00:00.000Z', phone: '966500000001', ...premium42 },
+      // A repeat, sent from marketer 7's link: credited to 42, as the lead it repeats.
+      {
+        at: '2025-03-01T20:00:00.000Z',
+        phone: '966500000001',
+        packageName: 'premium_reco',
+        marketingId: '7',
+      },
+      { at: '2025-03-11T11:00:00.000Z', phone: '966500000002', ...premium42 },
+      // Within the limit, but its lead is past it: they go together.
+      {
+        at: '2025-03-12T10:00:00.000Z',
+        phone: '966500000002',
+        packageName: 'premium_reco',
+        marketingId: '7',
+      },
+      { at: '2025-03-11T13:00:00.000Z', phone: '966500000003' },
+    ];
+
+    it('deletes at start the submissions past the limit and their events, keeping the report', async () => {
+      const { databaseUrl, rows, events } = await storedSignUps(backend, signUps);
+      expect(await events()).toHaveLength(5);
+      const before = [
+        await report(databaseUrl),
+        await report(databaseUrl, '--since', '2025-03-02'),
+      ];
+      expect(before[0]).toContain(
+        '42         premium_reco       0                0      2        2',
+      );
+
+      const { app, log } = await restart(backend, databaseUrl, { RETENTION_DAYS: '30' });
+      await app.ready();
+
+      expect((await rows()).map((row) => row.phone)).toEqual(['966500000003']);
+      const kept = await events();
+      expect(kept.map((event) => event.registration_id)).toEqual([(await rows())[0]!.id]);
+      expect(await report(databaseUrl)).toBe(before[0]);
+      expect(await report(databaseUrl, '--since', '2025-03-02')).toBe(before[1]);
+      // How many, never which.
+      expect(log()).toContain('"submissions":4,"webhookEvents":4');
+      expect(log()).toContain('submissions past RETENTION_DAYS deleted');
+      expect(log()).not.toMatch(/966500000001|966500000002|سارة/);
+      for (const { id } of await rows()) expect(log()).not.toContain(id);
+
+      // A second instance, or a restart, finds nothing more to delete and counts nothing twice.
+      await app.close();
+      const second = await restart(backend, databaseUrl, { RETENTION_DAYS: '30' });
+      await second.app.ready();
+      expect(await rows()).toHaveLength(1);
+      expect(await report(databaseUrl)).toBe(before[0]);
+      expect(second.log()).not.toContain('submissions past RETENTION_DAYS deleted');
+    });
+
+    it('two instances deleting at once delete and count each row once', async () => {
+      const { databaseUrl, rows } = await storedSignUps(backend, signUps);
+      const before = await report(databaseUrl);
+      const config = loadConfig({ DATABASE_URL: databaseUrl }).database;
+      const instances = [await openDatabase(config), await openDatabase(config)];
+      onTestFinished(async () => {
+        await Promise.all(instances.map((database) => database.close()));
+      });
+      const createdBefore = '2025-03-11T12:00:00.000Z';
+      const deleted = await Promise.all(
+        instances.map((database) => deleteSubmissions(database, { createdBefore })),
+      );
+      expect(deleted.map(({ ids }) => ids.length).sort()).toEqual([0, 4]);
+      expect(await rows()).toHaveLength(1);
+      expect(await report(databaseUrl)).toBe(before);
+    });
+
+    it('keeps everything when unset', async () => {
+      const { databaseUrl, rows } = await storedSignUps(backend, signUps);
+      const { app } = await restart(backend, databaseUrl, {});
+      await app.ready();
+      expect(await rows()).toHaveLength(5);
+    });
+  });
+
+  describe('npm run person', () => {
+    const people: SignUp[] = [
+      {
+        at: '2025-04-10T09:00:00.000Z',
+        phone: '966500000001',
+        name: 'ريم الحازمي',
+        email: 'Reem@Example.com',
+        ...premium42,
+      },
+      // A repeat with another e-mail: still hers.
+      { at: '2025-04-10T10:00:00.000Z', phone: '966500000001', name: 'ريم الحازمي', ...premium42 },
+      { at: '2025-04-10T11:00:00.000Z', phone: '966500000001', name: 'ريم الحازمي' },
+      {
+        at: '2025-04-10T11:30:00.000Z',
+        phone: '966500000002',
+        name: 'نورة',
+        email: 'noura@example.com',
+        ...premium42,
+      },
+    ];
+
+    it('prints every submission of a phone typed in any form, with its webhook events', async () => {
+      const { databaseUrl, rows } = await storedSignUps(backend, people);
+      const hers = (await rows()).filter((row) => row.phone === '966500000001');
+      for (const phone of ['966500000001', '٠٥٠٠٠٠٠٠٠١', '+966 50 000 0001', '0500000001']) {
+        const { code, json } = await person(databaseUrl, ['--phone', phone]);
+        expect(code).toBe(0);
+        expect(json.phone).toBe('966500000001');
+        expect(json.submissions.map((row: { id: string }) => row.id)).toEqual(
+          hers.map((row) => row.id),
+        );
+      }
+      const { json } = await person(databaseUrl, ['--phone', '966500000001']);
+      expect(json.submissions[0]).toMatchObject({
+        createdAt: '2025-04-10T09:00:00.000Z',
+        name: 'ريم الحازمي',
+        email: 'Reem@Example.com',
+        marketingId: '42',
+        packageKey: 'premium_reco',
+        repeatOf: null,
+        utm: {},
+        webhookEvents: [{ type: 'registration.created', status: 'pending', deliveredAt: null }],
+      });
+      expect(json.submissions[1]).toMatchObject({
+        repeatOf: hers[0]!.id,
+        webhookEvents: [{ type: 'registration.repeated', status: 'pending' }],
+      });
+    });
+
+    it('finds by e-mail, whatever its case, with the submissions of that phone', async () => {
+      const { databaseUrl } = await storedSignUps(backend, people);
+      const { code, json } = await person(databaseUrl, ['--email', 'reem@example.COM']);
+      expect(code).toBe(0);
+      expect(json.submissions).toHaveLength(3);
+      expect(
+        (await person(databaseUrl, ['--email', 'nobody@example.com'])).json.submissions,
+      ).toEqual([]);
+    });
+
+    it('--erase deletes every row and event of that person, nothing else, and keeps the report', async () => {
+      const { databaseUrl, rows, events } = await storedSignUps(backend, people);
+      const before = await report(databaseUrl);
+      const hers = (await rows())
+        .filter((row) => row.phone === '966500000001')
+        .map((row) => row.id);
+
+      const { code, json } = await person(databaseUrl, [
+        '--phone',
+        '٠٥٠٠٠٠٠٠٠١',
+        '--erase',
+        '--yes',
+      ]);
+      expect(code).toBe(0);
+      expect(json.erased).toEqual({ submissions: 3, webhookEvents: 3, ids: hers });
+      expect((await rows()).map((row) => row.phone)).toEqual(['966500000002']);
+      expect((await events()).map((event) => event.registration_id)).toEqual([
+        (await rows())[0]!.id,
+      ]);
+      expect(await report(databaseUrl)).toBe(before);
+
+      // Erasing again finds nothing; an erased person who signs up again is a new lead.
+      expect(
+        (await person(databaseUrl, ['--phone', '966500000001', '--erase', '--yes'])).json.erased,
+      ).toEqual({
+        submissions: 0,
+        webhookEvents: 0,
+        ids: [],
+      });
+      const { app } = await restart(backend, databaseUrl, {});
+      const again = await app.registrations.register(
+        registrationSchema.parse(
+          buildPayload({ name: 'ريم', email: '', phone: '966500000001' }, premium42),
+        ),
+        new Date('2025-04-10T12:00:00.000Z'),
+      );
+      expect(again.repeat).toBe(false);
+    });
+
+    it('--erase asks first: a no erases nothing, and without a terminal it needs --yes', async () => {
+      const { databaseUrl, rows } = await storedSignUps(backend, people);
+      const declined = await person(
+        databaseUrl,
+        ['--email', 'reem@example.com', '--erase'],
+        async () => false,
+      );
+      expect(declined.code).toBe(1);
+      expect(declined.err).toContain('Nothing erased.');
+      const refused = await person(databaseUrl, ['--phone', '966500000001', '--erase']);
+      expect(refused.code).toBe(2);
+      expect(refused.err).toContain('--yes');
+      expect(await rows()).toHaveLength(4);
+
+      const confirmed = await person(
+        databaseUrl,
+        ['--email', 'reem@example.com', '--erase'],
+        async () => true,
+      );
+      expect(confirmed.json.erased.submissions).toBe(3);
+      expect(await rows()).toHaveLength(1);
+    });
+
+    it.runIf(backend.database === 'sqlite')(
+      'leaves no trace of an erased name or phone in the SQLite file',
+      async () => {
+        const { databaseUrl } = await storedSignUps(backend, people);
+        const file = databaseUrl.slice('sqlite:'.length);
+        const bytes = () =>
+          [file, `${file}-wal`]
+            .filter((path) => existsSync(path))
+            .map((path) => readFileSync(path))
+            .reduce((all, chunk) => Buffer.concat([all, chunk]), Buffer.alloc(0));
+        const name = Buffer.from('ريم الحازمي');
+        expect(bytes().includes(name)).toBe(true);
+
+        await person(databaseUrl, ['--phone', '966500000001', '--erase', '--yes']);
+
+        expect(bytes().includes(name)).toBe(false);
+        expect(bytes().includes(Buffer.from('Reem@Example.com'))).toBe(false);
+        expect(bytes().includes(Buffer.from('966500000001'))).toBe(false);
+        expect(bytes().includes(Buffer.from('966500000002'))).toBe(true);
+      },
+    );
+  });
+});
+
+describe('npm run person, its arguments', () => {
+  it.each([
+    [[]],
+    [['--phone', '123']],
+    [['--phone', '966500000001', '--email', 'a@b.c']],
+    [['--email', 'x', '--yes']],
+  ])('refuses %j with the usage', async (argv) => {
+    const { code, err } = await person('sqlite::memory:', argv);
+    expect(code).toBe(2);
+    expect(err).toContain('usage: npm run person');
+  });
+});

@@ -1,0 +1,95 @@
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ar, arStats } from '../../domain/catalogue';
+import { marketerStatsPath, statsPeriods } from '../../domain/marketer-stats';
+import type { MarketerAuthConfig } from '../env';
+import { createMarketerVerifier, tokenOf } from '../marketer-stats/marketer-auth';
+import { buildMarketerStats, firstDay } from '../marketer-stats/marketer-stats';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The marketer the request's token names, once verified. */
+    marketingId?: string;
+  }
+}
+
+export interface MarketerStatsOptions {
+  config: MarketerAuthConfig;
+  now: () => Date;
+}
+
+// A page opened now and then asks a few times a minute; a script asks far more.
+const requestsPerMinute = 30;
+
+const query = z.object({
+  days: z
+    .enum(statsPeriods.map(String) as [string, ...string[]])
+    .default('30')
+    .transform((days) => Number(days) as (typeof statsPeriods)[number]),
+});
+
+/**
+ * GET /api/marketer/stats: a marketer's own numbers, for the subject of the platform's token
+ * (docs/marketer-kit.md); no parameter can name another marketer. Registered under /api only
+ * when MARKETER_AUTH_* is set, so that without it the path is a 404 like any other.
+ */
+export const marketerStatsPlugin: FastifyPluginAsyncZod<MarketerStatsOptions> = async (
+  app,
+  { config, now },
+) => {
+  const verify = createMarketerVerifier(config);
+
+  app.addHook('onSend', async (_request, reply) => {
+    // One person's numbers: never kept by a shared cache, nor by the browser.
+    reply.header('cache-control', 'private, no-store');
+    // The answer depends on who asks.
+    reply.header('vary', 'authorization, cookie');
+  });
+
+  // Verified before the rate limit (a preHandler), which then counts per marketer.
+  app.addHook('onRequest', async (request: FastifyRequest, reply) => {
+    const token = tokenOf(request.headers, config.cookie);
+    const check = token === undefined ? { kind: 'refused' as const } : await verify(token);
+    if (check.kind === 'refused') {
+      return reply
+        .code(401)
+        .header('www-authenticate', 'Bearer')
+        .send({ error: arStats.errorSignIn });
+    }
+    if (check.kind === 'unavailable') {
+      request.log.error({ err: check.error }, "the platform's keys (JWKS) could not be fetched");
+      return reply.code(503).send({ error: arStats.errorStats });
+    }
+    if (check.kind === 'forbidden') {
+      return reply.code(403).send({ error: ar.errorNotAuthorized });
+    }
+    request.marketingId = check.marketingId;
+  });
+
+  app.get(
+    marketerStatsPath.slice('/api'.length),
+    {
+      schema: { querystring: query },
+      config: {
+        rateLimit: {
+          hook: 'preHandler',
+          timeWindow: 60_000,
+          max: requestsPerMinute,
+          keyGenerator: (request: FastifyRequest) => `marketer:${request.marketingId}`,
+        },
+      },
+    },
+    async (request) => {
+      const marketingId = request.marketingId!;
+      const { days } = request.query;
+      const today = now();
+      const since = firstDay(days, today);
+      const [visits, leads] = await Promise.all([
+        app.visitRepository.marketerDays(marketingId, since),
+        app.registrations.marketerLeadDays(marketingId, new Date(`${since}T00:00:00Z`)),
+      ]);
+      return buildMarketerStats(marketingId, days, today, visits, leads);
+    },
+  );
+};

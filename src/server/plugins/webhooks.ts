@@ -1,0 +1,59 @@
+import fp from 'fastify-plugin';
+import { Gauge } from 'prom-client';
+import type { WebhookConfig } from '../env';
+import { startDelivery } from '../webhooks/delivery';
+
+export interface WebhooksPluginOptions {
+  config: WebhookConfig;
+  now: () => Date;
+  pollMs?: number;
+  maxInFlight?: number;
+}
+
+/** Delivers the outbox's events to WEBHOOK_URL while the server runs (docs/webhooks.md). */
+export const webhooksPlugin = fp<WebhooksPluginOptions>(
+  async (app, options) => {
+    const { metrics, outbox } = app;
+    const delivery = startDelivery({
+      ...options,
+      outbox,
+      log: app.log,
+      onAttempt: metrics
+        ? (result, lagSeconds) => {
+            metrics.webhookAttempts.inc({ result });
+            if (lagSeconds !== undefined) metrics.webhookLag.observe(lagSeconds);
+          }
+        : undefined,
+    });
+    if (metrics) {
+      new Gauge({
+        name: 'tasjeel_webhook_events',
+        help: 'Webhook events in the outbox by status (pending, failed).',
+        labelNames: ['status'] as const,
+        registers: [metrics.registry],
+        async collect() {
+          const status = await outbox.status();
+          this.set({ status: 'pending' }, status.pending);
+          this.set({ status: 'failed' }, status.failed);
+        },
+      });
+      new Gauge({
+        name: 'tasjeel_webhook_oldest_pending_age_seconds',
+        help: 'Age of the oldest pending webhook event (0 when none is pending).',
+        registers: [metrics.registry],
+        async collect() {
+          const { oldestPendingAt } = await outbox.status();
+          this.set(
+            oldestPendingAt === null
+              ? 0
+              : (options.now().getTime() - Date.parse(oldestPendingAt)) / 1000,
+          );
+        },
+      });
+    }
+    // Registered after the database plugin, so this runs before the database closes: the
+    // deliveries in flight hand their events back first.
+    app.addHook('onClose', () => delivery.stop());
+  },
+  { name: 'webhooks', dependencies: ['database'] },
+);

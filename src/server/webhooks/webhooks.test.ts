@@ -1,0 +1,296 @@
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { packageLabel } from '../../domain/packages';
+import type { RouteAttribution } from '../../domain/notes';
+import { buildPayload, trapField, type Utm } from '../../domain/registration';
+import { buildTestApp, testBackends, type TestBackend } from '../../../testing/server-test-helpers';
+import {
+  newWebhookSecret,
+  startWebhookReceiver,
+  type Answer,
+} from '../../../testing/webhook-receiver';
+import { runWebhooks } from '../webhooks-cli';
+
+const values = { name: 'سارة القحطاني', email: 'sara@example.com', phone: '966512345678' };
+const premium = { packageName: 'premium_reco', marketingId: '42' };
+
+async function receiver(answer?: Answer, secret = newWebhookSecret()) {
+  const started = await startWebhookReceiver(secret, answer);
+  onTestFinished(() => started.close());
+  return { ...started, secret };
+}
+
+/** The app with webhooks to `url`, a short schedule and a quick poll, as the tests need. */
+async function appWithWebhooks(
+  backend: TestBackend,
+  url: string,
+  secret: string,
+  env: Record<string, string> = {},
+) {
+  return buildTestApp(
+    backend,
+    { WEBHOOK_URL: url, WEBHOOK_SECRET: secret, WEBHOOK_RETRY_DELAYS: '50ms,50ms', ...env },
+    { webhookDelivery: { pollMs: 20 } },
+  );
+}
+
+async function signUp(
+  app: Awaited<ReturnType<typeof buildTestApp>>['app'],
+  phone = values.phone,
+  route: RouteAttribution = premium,
+  utm: Utm = {},
+) {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/api/external-register',
+    payload: buildPayload({ ...values, phone }, route, utm),
+  });
+  expect(response.statusCode).toBe(201);
+  return response.json<{ id: string }>().id;
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const quiet = { out: () => {}, err: () => {} };
+
+describe.each(testBackends)('webhooks on $name', (backend) => {
+  it('delivers each sign-up once, signed, with the stored fields; a repeat as registration.repeated', async () => {
+    const endpoint = await receiver();
+    const { app, rows, events } = await appWithWebhooks(backend, endpoint.url, endpoint.secret);
+
+    const first = await signUp(app);
+    const freeTrial = await signUp(
+      app,
+      '966500000009',
+      { marketingId: '7' },
+      { utm_source: 'whatsapp', utm_medium: 'referral' },
+    );
+    expect(await signUp(app)).toBe(first);
+    await endpoint.waitFor(3);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    expect(endpoint.rejected()).toBe(0);
+    expect(endpoint.received).toHaveLength(3);
+    const stored = await rows();
+    const repeatRow = stored.find((row) => row.repeat_of === first);
+    expect(repeatRow).toBeDefined();
+    const byRegistration = new Map(endpoint.received.map((event) => [event.data.id, event]));
+    expect(byRegistration.get(first)).toMatchObject({
+      type: 'registration.created',
+      timestamp: stored[0]?.created_at,
+      data: {
+        id: first,
+        created_at: stored[0]?.created_at,
+        name: values.name,
+        email: values.email,
+        phone: values.phone,
+        notes: stored[0]?.notes,
+        marketing_id: '42',
+        package_key: 'premium_reco',
+        package_label: packageLabel('premium_reco'),
+        source: 'marketer_link',
+        repeat_of: null,
+        utm: {},
+      },
+    });
+    expect(byRegistration.get(freeTrial)?.data).toMatchObject({
+      package_key: null,
+      package_label: null,
+      marketing_id: '7',
+      utm: { utm_source: 'whatsapp', utm_medium: 'referral' },
+    });
+    expect(Object.keys(byRegistration.get(freeTrial)?.data.utm ?? {})).toEqual([
+      'utm_source',
+      'utm_medium',
+    ]);
+    expect(byRegistration.get(repeatRow?.id)).toMatchObject({
+      type: 'registration.repeated',
+      data: { id: repeatRow?.id, repeat_of: first },
+    });
+    // webhook-id is the event's own id, one per event.
+    const stored_events = await events();
+    expect(new Set(endpoint.received.map((event) => event.id))).toEqual(
+      new Set(stored_events.map((event) => event.id)),
+    );
+    expect(stored_events.every((event) => event.status === 'delivered')).toBe(true);
+  });
+
+  it('delivers a sign-up made without JavaScript (the form posted by the browser)', async () => {
+    const endpoint = await receiver();
+    const { app } = await appWithWebhooks(backend, endpoint.url, endpoint.secret);
+    const response = await app.inject({
+      method: 'POST',
+      url: '/register/register-client/premium_reco/42',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: 'http://localhost:80',
+      },
+      payload: new URLSearchParams({ ...values, [trapField]: '' }).toString(),
+    });
+    expect(response.statusCode).toBe(303);
+    await endpoint.waitFor(1);
+    expect(endpoint.received[0]?.data).toMatchObject({
+      phone: values.phone,
+      marketing_id: '42',
+      package_key: 'premium_reco',
+    });
+  });
+
+  it('signs with the secret: a receiver holding another secret cannot verify it', async () => {
+    const endpoint = await receiver(undefined, newWebhookSecret());
+    const { app, events } = await appWithWebhooks(backend, endpoint.url, newWebhookSecret());
+    await signUp(app);
+    await until(async () => (await events())[0]?.last_error === 'HTTP 400');
+    expect(endpoint.rejected()).toBeGreaterThan(0);
+    expect(endpoint.received).toHaveLength(0);
+    expect((await events())[0]?.status).not.toBe('delivered');
+  });
+
+  it('retries a 503 and an answer that never comes, then delivers, logging no personal data', async () => {
+    const endpoint = await receiver((_, n) => (n === 1 ? 503 : n === 2 ? 'hang' : 200));
+    const { app, events, log } = await appWithWebhooks(backend, endpoint.url, endpoint.secret, {
+      WEBHOOK_TIMEOUT_MS: '300',
+    });
+    const id = await signUp(app);
+    await endpoint.waitFor(1);
+    expect(endpoint.requests()).toBe(3);
+    await until(async () => (await events())[0]?.status === 'delivered');
+    expect((await events())[0]).toMatchObject({ attempts: 3, last_error: null });
+    expect(endpoint.received[0]?.data.id).toBe(id);
+    const warnings = log()
+      .split('\n')
+      .filter((line) => line.includes('attempt failed'));
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toContain('HTTP 503');
+    expect(warnings[1]).toContain('no answer within 300 ms');
+    for (const secret of [values.name, values.phone, values.email]) {
+      expect(log()).not.toContain(secret);
+    }
+  });
+
+  it('fails an event after the last delay; retry-failed sends it again', async () => {
+    let down = true;
+    const endpoint = await receiver(() => (down ? 500 : 200));
+    const { app, events, databaseUrl } = await appWithWebhooks(
+      backend,
+      endpoint.url,
+      endpoint.secret,
+    );
+    await signUp(app);
+    await until(async () => (await events())[0]?.status === 'failed');
+    expect((await events())[0]).toMatchObject({ attempts: 3, last_error: 'HTTP 500' });
+
+    let output = '';
+    const env = { DATABASE_URL: databaseUrl };
+    await runWebhooks(['status'], env, { ...quiet, out: (text) => (output += text) });
+    expect(output).toMatch(/^pending: 0\ndelivered: 0\nfailed: 1\noldest pending: -\n$/);
+    down = false;
+    expect(await runWebhooks(['retry-failed'], env, quiet)).toBe(0);
+    await endpoint.waitFor(1);
+    await until(async () => (await events())[0]?.status === 'delivered');
+  });
+
+  it('stops at 410 Gone, with an error in the log, and keeps the events pending', async () => {
+    const endpoint = await receiver(() => 410);
+    const { app, events, log } = await appWithWebhooks(backend, endpoint.url, endpoint.secret);
+    await signUp(app);
+    await until(async () => log().includes('410 Gone'));
+    await signUp(app, '966500000002');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(endpoint.requests()).toBe(1);
+    expect((await events()).map((event) => event.status)).toEqual(['pending', 'pending']);
+    expect(log()).toMatch(/"level":50.*410 Gone/);
+  });
+
+  it('does not follow a redirect', async () => {
+    const endpoint = await receiver((request) => (request.url === '/hooks' ? 302 : 200));
+    const { app, events } = await appWithWebhooks(backend, endpoint.url, endpoint.secret);
+    await signUp(app);
+    await until(async () => (await events())[0]?.last_error === 'HTTP 302');
+    expect(endpoint.requests()).toBe(1);
+  });
+
+  it('answers 201 at once while the endpoint is down, and delivers all once it is up', async () => {
+    let up = false;
+    const endpoint = await receiver(() => (up ? 200 : 'hang'));
+    const { app, events } = await appWithWebhooks(backend, endpoint.url, endpoint.secret, {
+      WEBHOOK_TIMEOUT_MS: '200',
+      WEBHOOK_RETRY_DELAYS: '100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms',
+    });
+    const started = performance.now();
+    const ids = [];
+    for (let n = 0; n < 20; n += 1) ids.push(await signUp(app, `9665000000${10 + n}`));
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(endpoint.received).toHaveLength(0);
+    up = true;
+    await endpoint.waitFor(20);
+    await until(async () => (await events()).every((event) => event.status === 'delivered'));
+    expect(new Set(endpoint.received.map((event) => event.data.id))).toEqual(new Set(ids));
+  });
+
+  it('replay sends delivered events again with their original webhook-id', async () => {
+    const endpoint = await receiver();
+    const { app, events, databaseUrl } = await appWithWebhooks(
+      backend,
+      endpoint.url,
+      endpoint.secret,
+    );
+    await signUp(app);
+    await signUp(app, '966500000002');
+    await endpoint.waitFor(2);
+    await until(async () => (await events()).every((event) => event.status === 'delivered'));
+    const first = endpoint.received.map((event) => event.id).sort();
+
+    let output = '';
+    const code = await runWebhooks(
+      ['replay', '--since', '2000-01-01'],
+      { DATABASE_URL: databaseUrl },
+      { ...quiet, out: (text) => (output += text) },
+    );
+    expect(code).toBe(0);
+    expect(output).toContain('2 events');
+    await endpoint.waitFor(4);
+    expect(
+      endpoint.received
+        .slice(2)
+        .map((event) => event.id)
+        .sort(),
+    ).toEqual(first);
+  });
+
+  it('hands an event in flight back when the server closes, due at once', async () => {
+    const endpoint = await receiver(() => 'hang');
+    const { app, events } = await appWithWebhooks(backend, endpoint.url, endpoint.secret);
+    await signUp(app);
+    await until(async () => endpoint.requests() === 1);
+    expect((await events())[0]?.locked_until).not.toBeNull();
+    await app.close();
+    expect((await events())[0]).toMatchObject({
+      status: 'pending',
+      locked_until: null,
+      attempts: 0,
+    });
+  });
+
+  it('queues nothing while WEBHOOK_URL is unset', async () => {
+    const { app, events } = await buildTestApp(backend);
+    await signUp(app);
+    expect(await events()).toEqual([]);
+  });
+});
+
+describe('runWebhooks', () => {
+  it.each([[[]], [['send']], [['replay']], [['status', '--since', '2025-01-01']]])(
+    'refuses %j with the usage and exit code 2',
+    async (argv) => {
+      let message = '';
+      expect(await runWebhooks(argv, {}, { ...quiet, err: (text) => (message += text) })).toBe(2);
+      expect(message).toContain('usage: npm run webhooks');
+    },
+  );
+});

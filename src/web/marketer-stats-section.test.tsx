@@ -1,0 +1,146 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ar, arStats } from '../domain/catalogue';
+import { marketerStatsMeta, type MarketerStats } from '../domain/marketer-stats';
+import { packageLabels } from '../domain/packages';
+import { renderApp } from './test-helpers';
+
+const path = '/register/my-registration-link';
+
+const stats: MarketerStats = {
+  marketing_id: '42',
+  days: 30,
+  totals: { visits: 1250, unique_visitors: 1200, sign_ups: 30, conversion_percent: 2.5 },
+  by_package: [
+    { package_key: null, visits: 1000, unique_visitors: 960, sign_ups: 20 },
+    { package_key: 'premium_reco', visits: 250, unique_visitors: 240, sign_ups: 10 },
+  ],
+  by_day: [
+    { date: '2026-11-22', visits: 1000, sign_ups: 10 },
+    { date: '2026-11-23', visits: 250, sign_ups: 20 },
+  ],
+};
+
+function stubFetch(answer: () => Promise<Response>) {
+  const fetch = vi.fn<typeof globalThis.fetch>(answer);
+  vi.stubGlobal('fetch', fetch);
+  return fetch;
+}
+
+const json = (body: unknown, status = 200) => Promise.resolve(Response.json(body, { status }));
+
+/** The page as the server sends it with MARKETER_AUTH_* set, for marketer 42. */
+function turnOn(storageKey = 'token') {
+  const meta = document.createElement('meta');
+  meta.name = marketerStatsMeta;
+  meta.content = storageKey;
+  document.head.append(meta);
+  localStorage.setItem('user', JSON.stringify({ role: 'marketing', id: 42 }));
+}
+
+const section = () => screen.queryByRole('region', { name: arStats.heading });
+
+beforeEach(() => {
+  document.head.querySelector(`meta[name="${marketerStatsMeta}"]`)?.remove();
+});
+afterEach(() => {
+  document.head.querySelector(`meta[name="${marketerStatsMeta}"]`)?.remove();
+});
+
+describe('the numbers on the link page', () => {
+  it('shows the totals, the packages and the days, sending the stored token', async () => {
+    turnOn('platform_token');
+    localStorage.setItem('platform_token', 'eyJ.signed.token');
+    const fetch = stubFetch(() => json(stats));
+    renderApp(path);
+
+    const region = await screen.findByRole('region', { name: arStats.heading });
+    await within(region).findByText(arStats.statConversion);
+    expect(fetch).toHaveBeenCalledWith(
+      '/api/marketer/stats?days=30',
+      expect.objectContaining({ headers: { authorization: 'Bearer eyJ.signed.token' } }),
+    );
+    const total = (label: string) =>
+      within(region).getByText(label, { selector: 'dt' }).nextElementSibling;
+    expect(total(arStats.statVisits)).toHaveTextContent('1,250');
+    expect(total(arStats.statSignUps)).toHaveTextContent('30');
+    expect(total(arStats.statConversion)).toHaveTextContent('2.5');
+    const packages = within(region).getAllByRole('table')[1]!;
+    expect(within(packages).getByRole('rowheader', { name: ar.headingFreeTrial })).toBeVisible();
+    expect(
+      within(packages).getByRole('rowheader', { name: packageLabels.premium_reco }),
+    ).toBeInTheDocument();
+    // The chart's text alternative: each day, with its visits and sign-ups.
+    const daysTable = within(region).getAllByRole('table')[0]!;
+    expect(within(daysTable).getAllByRole('row')).toHaveLength(3);
+  });
+
+  it('asks again for the period picked', async () => {
+    turnOn();
+    const fetch = stubFetch(() => json(stats));
+    renderApp(path);
+    const picker = await screen.findByRole('combobox', { name: arStats.fieldPeriod });
+    expect(
+      within(picker)
+        .getAllByRole('option')
+        .map((option) => option.textContent),
+    ).toEqual([
+      arStats.statsPeriods[1],
+      arStats.statsPeriods[7],
+      arStats.statsPeriods[30],
+      arStats.statsPeriods[90],
+    ]);
+    fireEvent.change(picker, { target: { value: '7' } });
+    await waitFor(() =>
+      expect(fetch).toHaveBeenLastCalledWith('/api/marketer/stats?days=7', expect.anything()),
+    );
+  });
+
+  it('says so while loading, and when nobody has visited yet', async () => {
+    turnOn();
+    let answer: (response: Response) => void = () => {};
+    stubFetch(() => new Promise((resolve) => (answer = resolve)));
+    renderApp(path);
+    expect(await screen.findByText(arStats.statsLoading)).toBeInTheDocument();
+    expect(section()).toHaveAttribute('aria-busy', 'true');
+    const empty = {
+      ...stats,
+      totals: { visits: 0, unique_visitors: 0, sign_ups: 0, conversion_percent: null },
+      by_package: [],
+    };
+    answer(Response.json(empty));
+    expect(await screen.findByText(arStats.statsEmpty)).toBeInTheDocument();
+  });
+
+  it('says when the numbers could not be loaded, and tries again', async () => {
+    turnOn();
+    const fetch = stubFetch(() => json({ error: ar.errorGeneric }, 503));
+    renderApp(path);
+    expect(await screen.findByRole('alert')).toHaveTextContent(arStats.errorStats);
+    fetch.mockImplementation(() => json(stats));
+    fireEvent.click(screen.getByRole('button', { name: arStats.buttonRetry }));
+    expect(await screen.findByText(arStats.statConversion)).toBeInTheDocument();
+  });
+
+  it.each([401, 403, 404])(
+    'is hidden when the server answers %i; the link stays',
+    async (status) => {
+      turnOn();
+      const fetch = stubFetch(() => json({ error: arStats.errorSignIn }, status));
+      renderApp(path);
+      await waitFor(() => expect(fetch).toHaveBeenCalled());
+      await waitFor(() => expect(section()).not.toBeInTheDocument());
+      expect(screen.getByRole('heading', { name: ar.headingMyLink })).toBeInTheDocument();
+    },
+  );
+
+  it('is not there, and nothing is asked, when the server has the numbers off', async () => {
+    localStorage.setItem('user', JSON.stringify({ role: 'marketing', id: 42 }));
+    const fetch = stubFetch(() => json(stats));
+    renderApp(path);
+    expect(screen.getByRole('heading', { name: ar.headingMyLink })).toBeInTheDocument();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(section()).not.toBeInTheDocument();
+    expect(fetch).not.toHaveBeenCalled();
+  });
+});
