@@ -22,8 +22,7 @@ export async function writeJsFreePage(distDir: string, url: string): Promise<voi
   const page = template
     .replace('<!--app-head-->', () => head)
     .replace('<!--app-html-->', () => html)
-    .replace(/<script\b[^>]*>[\s\S]*?<\/script>\s*/g, '')
-    .replace(/<link\b[^>]*\brel="modulepreload"[^>]*>\s*/g, '');
+    .replace(/<script\b[^>]*>[\s\S]*?<\/script>\s*/g, '');
   if (/<script\b|modulepreload/.test(page))
     throw new Error('the JS-free page still loads a script');
   const file = join(distDir, 'web', jsFreePath.slice('/register/'.length));

@@ -3,6 +3,7 @@ import { signedUpParameter } from '../src/domain/links';
 import {
   arabicName,
   expect,
+  open,
   openWithoutApp,
   recordPosts,
   storedRow,
@@ -15,6 +16,24 @@ import {
 // a visitor on a slow phone may start typing, and submit, at once.
 
 const path = '/register/register-client/economy_reco/1003';
+
+test('no script is requested before the first paint, the app and what it imports alike', async ({
+  page,
+}) => {
+  await open(page, path);
+  const { paint, scripts } = await page.evaluate(() => ({
+    paint: performance.getEntriesByName('first-contentful-paint')[0]?.startTime,
+    scripts: performance
+      .getEntriesByType('resource')
+      .filter((entry) => new URL(entry.name).pathname.endsWith('.js'))
+      .map((entry) => ({ url: entry.name, start: entry.startTime })),
+  }));
+  expect(paint).toBeDefined();
+  expect(scripts.length).toBeGreaterThan(0);
+  for (const script of scripts) {
+    expect(script.start, `${script.url} after the paint`).toBeGreaterThanOrEqual(paint!);
+  }
+});
 
 test('what is typed before the app wakes up is kept and sent by the app', async ({ page }) => {
   const phone = uniquePhone();

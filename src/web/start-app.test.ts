@@ -2,15 +2,21 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startApp } from './start-app';
 
 const src = '/register/assets/index-abc123.js';
+const shared = '/register/assets/rolldown-runtime-def456.js';
 
 // What start-app.ts adds to the page: the app's module script, once at most.
 const appScripts = () =>
   Array.from(document.head.querySelectorAll<HTMLScriptElement>('script[type="module"]'));
+const preloads = () =>
+  Array.from(document.head.querySelectorAll('link[rel="modulepreload"]'), (link) =>
+    link.getAttribute('href'),
+  );
 
 /** The built page's parts: the inline tag with the app's URL, and #root with the server's HTML. */
 function page(serverHtml: string) {
   const tag = document.createElement('script');
   tag.dataset.src = src;
+  tag.dataset.preload = shared;
   document.body.innerHTML = `<div id="root">${serverHtml}</div>`;
   startApp(tag);
   document.dispatchEvent(new Event('DOMContentLoaded'));
@@ -57,12 +63,16 @@ describe('starting the app after the first paint', () => {
     vi.runAllTimers();
     expect(appScripts()).toEqual([]);
 
+    expect(preloads()).toEqual([]);
+
     paint();
     vi.runAllTimers();
     expect(appScripts().map((script) => script.getAttribute('src'))).toEqual([src]);
+    expect(preloads()).toEqual([shared]);
     dispatchEvent(new Event('load'));
     vi.runAllTimers();
     expect(appScripts()).toHaveLength(1);
+    expect(preloads()).toHaveLength(1);
   });
 
   it('adds the app at once when the page has nothing to paint before it (the link page)', () => {
