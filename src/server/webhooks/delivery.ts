@@ -52,10 +52,21 @@ export interface Delivery {
 
 type Attempt = { ok: true } | { ok: false; gone: boolean; error: string } | { aborted: true };
 
+/** Failed attempts in a row, over any events, after which the endpoint is taken to be down. */
+const failuresToPause = 10;
+/** The longest pause between two probes of an endpoint that is down. */
+const maxPauseMs = 60_000;
+
 /**
  * Delivers the outbox's events in the background, so that a sign-up never waits for the
  * endpoint: each due event is claimed, signed and POSTed; a 2xx settles it, anything else is
  * tried again after the next delay of the schedule, until the schedule ends and it is failed.
+ *
+ * An endpoint that fails `failuresToPause` attempts in a row is down: rather than send it every
+ * due event (at the sign-ups' rate, and their cost), deliveries pause, first for the schedule's
+ * first delay, then one event at a time probes it, the pause doubling up to `maxPauseMs` while
+ * the probe fails. The events left waiting keep their attempts, so an outage spends no event's
+ * schedule but the probes'; the first answered probe lets all of them go.
  */
 export function startDelivery({
   outbox,
@@ -112,6 +123,10 @@ export function startDelivery({
   let timerDue = Infinity;
   let pumping: Promise<void> | undefined;
   let gone = false;
+  // The endpoint's health: failed attempts in a row, and the pause while it is down (0: up).
+  let failures = 0;
+  let pauseMs = 0;
+  let resumeAt = 0;
 
   // Asks the outbox again after `delayMs`, unless it is to be asked sooner already.
   function wake(delayMs: number) {
@@ -128,7 +143,12 @@ export function startDelivery({
 
   async function pump() {
     if (gone) return;
-    const free = maxInFlight - inFlight.size;
+    const probing = pauseMs > 0;
+    if (probing && (performance.now() < resumeAt || inFlight.size > 0)) {
+      wake(Math.max(resumeAt - performance.now(), pollMs));
+      return;
+    }
+    const free = probing ? 1 : maxInFlight - inFlight.size;
     let claimed: DueEvent[] = [];
     if (free > 0) {
       const at = now();
@@ -144,14 +164,38 @@ export function startDelivery({
     }
     for (const event of claimed) {
       // The slots that free up within a few ms are filled by one claim.
-      const delivery = deliver(event).finally(() => {
+      const delivery = deliver(event, probing).finally(() => {
         inFlight.delete(delivery);
         wake(claimDelayMs);
       });
       inFlight.add(delivery);
     }
     // A full claim means more may be waiting; otherwise the outbox is asked again later.
-    wake(free > 0 && claimed.length === free ? 0 : pollMs);
+    if (!probing) wake(free > 0 && claimed.length === free ? 0 : pollMs);
+    else if (claimed.length === 0) wake(pollMs);
+  }
+
+  /** Keeps the endpoint's health: pauses deliveries once it is down, resumes when it answers. */
+  function heard(answered: boolean, probe: boolean) {
+    if (answered) {
+      failures = 0;
+      if (pauseMs > 0) log.info('webhooks: the endpoint answers again; deliveries resume');
+      pauseMs = 0;
+      return;
+    }
+    failures += 1;
+    if (pauseMs === 0 && failures < failuresToPause) return;
+    // Attempts already in flight when the pause began do not lengthen it; a failed probe does.
+    if (pauseMs > 0 && !probe) return;
+    pauseMs = Math.min(
+      pauseMs === 0 ? (config.retryDelaysMs[0] ?? maxPauseMs) : pauseMs * 2,
+      maxPauseMs,
+    );
+    resumeAt = performance.now() + pauseMs;
+    log.warn(
+      { failures, pauseMs },
+      'webhooks: the endpoint seems down; deliveries pause, then one event tries it',
+    );
   }
 
   async function attempt(event: DueEvent): Promise<Attempt> {
@@ -173,10 +217,11 @@ export function startDelivery({
     }
   }
 
-  async function deliver(event: DueEvent) {
+  async function deliver(event: DueEvent, probe: boolean) {
     const result = await attempt(event);
     try {
       if ('aborted' in result) return await outbox.release([event.id]);
+      if (!('gone' in result && result.gone)) heard(result.ok, probe);
       const attempts = event.attempts + 1;
       const at = now();
       if (result.ok) {

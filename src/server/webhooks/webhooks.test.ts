@@ -233,6 +233,28 @@ describe.each(testBackends)('webhooks on $name', (backend) => {
     expect(new Set(endpoint.received.map((event) => event.data.id))).toEqual(new Set(ids));
   });
 
+  it('pauses an endpoint that fails every attempt, probes it with one event, and resumes when it answers', async () => {
+    let up = false;
+    const endpoint = await receiver(() => (up ? 200 : 503));
+    const { app, events, log } = await appWithWebhooks(backend, endpoint.url, endpoint.secret, {
+      WEBHOOK_RETRY_DELAYS: Array(10).fill('100ms').join(','),
+    });
+    const ids = [];
+    for (let n = 0; n < 30; n += 1) ids.push(await signUp(app, `9665000001${10 + n}`));
+    await until(async () => log().includes('seems down'));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Each event's own schedule would have sent about 300 requests by now.
+    expect(endpoint.requests()).toBeLessThanOrEqual(30 + 5);
+    expect((await events()).every((event) => event.status === 'pending')).toBe(true);
+    expect(log().match(/seems down/g)?.length).toBeLessThanOrEqual(5);
+
+    up = true;
+    await endpoint.waitFor(30);
+    await until(async () => (await events()).every((event) => event.status === 'delivered'));
+    expect(new Set(endpoint.received.map((event) => event.data.id))).toEqual(new Set(ids));
+    expect(log()).toContain('deliveries resume');
+  });
+
   it('replay sends delivered events again with their original webhook-id', async () => {
     const endpoint = await receiver();
     const { app, events, databaseUrl } = await appWithWebhooks(
