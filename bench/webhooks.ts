@@ -1,3 +1,6 @@
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+import { setPriority } from 'node:os';
 import type { RegistrationPayload } from '../src/domain/registration';
 import { freePort } from '../scripts/local-machine';
 import { newWebhookSecret, startWebhookReceiver } from '../testing/webhook-receiver';
@@ -27,6 +30,40 @@ async function post(origin: string, payload: RegistrationPayload) {
   });
   const body = (await response.json()) as { id?: string };
   return response.status === 201 ? body.id : undefined;
+}
+
+type ReceiverMessage = { url: string } | { ids: string[] } | { error: string };
+
+/**
+ * A webhook endpoint in its own process (webhook-receiver-process.ts), on `port` (0: any free
+ * one). `arrived(count)` waits for that many events and gives the ids of all that arrived.
+ */
+async function startReceiverProcess(secret: string, port = 0) {
+  const child = fork(new URL('./webhook-receiver-process.ts', import.meta.url), [String(port)], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, WEBHOOK_SECRET: secret },
+  });
+  if (child.pid !== undefined) setPriority(child.pid, 19);
+  const next = async () => {
+    const [message] = (await once(child, 'message')) as [ReceiverMessage];
+    if ('error' in message) throw new Error(message.error);
+    return message;
+  };
+  const started = await next();
+  if (!('url' in started)) throw new Error('the receiver did not say where it listens');
+  return {
+    url: started.url,
+    async arrived(count: number): Promise<string[]> {
+      child.send(count);
+      const message = await next();
+      return 'ids' in message ? message.ids : [];
+    },
+    async close() {
+      const exited = once(child, 'exit');
+      child.kill();
+      await exited;
+    },
+  };
 }
 
 /** The environment of a server with webhooks to `url`, signed with `secret`. */
@@ -93,7 +130,7 @@ export async function benchWebhooks(
   const throughput = { off: [] as number[], on: [] as number[] };
   for (const mode of ['off', 'on', 'off', 'on'] as const) {
     log(`webhooks ${database.label}: sign-ups/s with webhooks ${mode}`);
-    const endpoint = await startWebhookReceiver(secret);
+    const endpoint = await startReceiverProcess(secret);
     const result = await withOurServer(
       database,
       `webhooks-${label}-${mode}-${throughput[mode].length}`,
@@ -126,18 +163,19 @@ export async function benchWebhooks(
       const warmUp = await load(server.origin, 2, next);
       const { result, ids: measured } = await load(server.origin, loadSeconds, next);
       const ids = [...warmUp.ids, ...measured];
-      const back = await startWebhookReceiver(secret, () => 204, port);
+      const back = await startReceiverProcess(secret, port);
       const cameBack = performance.now();
       const expected = ids.length;
       try {
-        await back.waitFor(expected, 120_000);
+        await back.arrived(expected);
         const drainMs = performance.now() - cameBack;
         await new Promise((resolve) => setTimeout(resolve, 2_000));
-        const distinct = new Set(back.received.map((event) => event.data.id));
+        const arrived = await back.arrived(expected);
+        const distinct = new Set(arrived);
         return {
           rate: result.requests.average,
           drainMs,
-          delivered: back.received.length,
+          delivered: arrived.length,
           missing: ids.filter((id) => !distinct.has(id)).length,
         };
       } finally {
