@@ -31,8 +31,9 @@ export function startApp(tag: HTMLScriptElement) {
   // parsed only by DOMContentLoaded.
   document.addEventListener('DOMContentLoaded', () => {
     if (
-      // Nothing to paint before the app: the link page, which needs localStorage.
-      !document.getElementById('root')?.textContent?.trim() ||
+      // Nothing to paint before the app but the provider's header: the link page, which
+      // needs localStorage.
+      !document.querySelector('#root main')?.textContent?.trim() ||
       !PerformanceObserver.supportedEntryTypes.includes('paint') ||
       painted()
     ) {
