@@ -197,7 +197,8 @@ export async function withOurServer<T>(
   distDir: string,
   scratch: string,
   env: Record<string, string | undefined>,
-  measure: (server: ServerProcess) => Promise<T>,
+  /** Given the server and the environment of its store (DATABASE_URL). */
+  measure: (server: ServerProcess, store: Record<string, string>) => Promise<T>,
 ): Promise<T> {
   const store = await database.prepare(run);
   const server = await startServerProcess({
@@ -212,7 +213,7 @@ export async function withOurServer<T>(
     logFile: join(scratch, `${run}.log`),
   });
   try {
-    return await measure(server);
+    return await measure(server, store.ours);
   } finally {
     await server.stop();
     // Reading the store also drops a PostgreSQL run's schema.

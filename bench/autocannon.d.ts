@@ -25,7 +25,7 @@ declare module 'autocannon' {
     requests?: Request[];
   }
 
-  interface Result {
+  export interface Result {
     requests: Histogram;
     latency: Histogram;
     duration: number;

@@ -6,6 +6,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchApi, postgresDatabase, sqliteDatabase } from './api';
+import { benchMarketerStats } from './marketer-stats';
 import { benchMetrics } from './metrics';
 import { chromiumPath } from '../scripts/local-machine';
 import { benchPages } from './pages';
@@ -74,7 +75,7 @@ try {
     if (postgresUrl) databases.push(postgresDatabase(postgresUrl));
     for (const database of databases) {
       if (part !== 'webhooks') {
-        for (const measure of [benchApi, benchMetrics]) {
+        for (const measure of [benchApi, benchMetrics, benchMarketerStats]) {
           const measured = await measure(database, distDir, scratch, log);
           rows.push(...measured.rows);
           notes.push(...measured.notes);

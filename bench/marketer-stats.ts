@@ -1,0 +1,143 @@
+import autocannon, { type Result } from 'autocannon';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { e2eMarketerAuthSecret, marketerToken } from '../testing/marketer-auth';
+import { withOurServer, type BenchDatabase } from './api';
+import { ms, row, type Row } from './table';
+
+// Issue 17's target: a marketer's numbers within 50 ms (p99) with a million sign-ups and
+// visits in the database. The rows are spread over 1,000 marketers and 90 days, the visits
+// rolled up per day and package as the server keeps them.
+const signUpRows = 1_000_000;
+const marketers = 1_000;
+const days = 90;
+const maxP99 = 50;
+// One marketer at a time is what the target is about: the wait of a marketer who opens the
+// page. Ten at once shows how that wait grows when many open it together (no target).
+const connectionCounts = [1, 10];
+const seconds = 10;
+
+const packages = ['', 'classic_reco', 'economy_reco', 'premium_reco'];
+const packageList = packages.map((key) => `'${key}'`).join(', ');
+
+// Written by the database itself, which takes seconds for what would take minutes through a
+// driver. Row i is marketer i mod 1,000, spread evenly over the 90 days before now.
+const sqliteSeed = [
+  `with recursive n(i) as (select 0 union all select i + 1 from n where i < ${signUpRows - 1})
+   insert into registrations (id, created_at, name, phone, notes, marketing_id, package_key, source)
+   select printf('bench-%07d', i),
+     strftime('%Y-%m-%dT%H:%M:%fZ', 'now', printf('-%d seconds', i * ${days} * 86400 / ${signUpRows})),
+     'bench', printf('9665%08d', i), 'bench', cast(i % ${marketers} as text),
+     nullif(json_extract(json_array(${packageList}), printf('$[%d]', i % ${packages.length})), ''),
+     'marketer_link'
+   from n`,
+  `with recursive m(id) as (select 0 union all select id + 1 from m where id < ${marketers - 1}),
+     d(day) as (select 0 union all select day + 1 from d where day < ${days - 1}),
+     p(key) as (select value from json_each(json_array(${packageList})))
+   insert into visit_totals (day, marketing_id, package_key, visits, visitors)
+   select date('now', printf('-%d days', d.day)), cast(m.id as text), p.key, 12, 9
+   from m, d, p`,
+];
+const postgresSeed = [
+  `insert into registrations (id, created_at, name, phone, notes, marketing_id, package_key, source)
+   select 'bench-' || lpad(i::text, 7, '0'),
+     to_char(now() at time zone 'utc' - make_interval(secs => i * ${days} * 86400.0 / ${signUpRows}),
+       'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'bench', '9665' || lpad(i::text, 8, '0'), 'bench', (i % ${marketers})::text,
+     nullif((array[${packageList}])[i % ${packages.length} + 1], ''), 'marketer_link'
+   from generate_series(0, ${signUpRows - 1}) as i`,
+  `insert into visit_totals (day, marketing_id, package_key, visits, visitors)
+   select to_char(current_date - d, 'YYYY-MM-DD'), m::text, p, 12, 9
+   from generate_series(0, ${marketers - 1}) as m, generate_series(0, ${days - 1}) as d,
+     unnest(array[${packageList}]) as p`,
+  // As autovacuum leaves a table of that size: its visibility map lets the covering index answer alone.
+  'vacuum analyze',
+];
+
+/** Seeds the store the server has just migrated, through its own DATABASE_URL. */
+async function seed(databaseUrl: string): Promise<void> {
+  if (databaseUrl.startsWith('sqlite:')) {
+    const db = new BetterSqlite3(databaseUrl.slice('sqlite:'.length));
+    try {
+      db.transaction(() => sqliteSeed.forEach((statement) => db.exec(statement)))();
+      db.exec('analyze');
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    for (const statement of postgresSeed) await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** `GET /api/marketer/stats?days=90` latency with a million sign-ups stored, each request another marketer's. */
+export async function benchMarketerStats(
+  database: BenchDatabase,
+  distDir: string,
+  scratch: string,
+  log: (line: string) => void,
+): Promise<{ rows: Row[]; notes: string[] }> {
+  const tokens = await Promise.all(
+    Array.from({ length: marketers }, (_, id) => marketerToken(String(id))),
+  );
+  const label = database.label;
+  const result = await withOurServer(
+    database,
+    `marketer-stats-${label.toLowerCase()}`,
+    distDir,
+    scratch,
+    { MARKETER_AUTH_SECRET: e2eMarketerAuthSecret },
+    async (server, env) => {
+      log(`marketer stats ${label}: seeding ${signUpRows.toLocaleString('en')} sign-ups`);
+      const seeding = performance.now();
+      await seed(env.DATABASE_URL ?? '');
+      const seeded = performance.now() - seeding;
+      const runs = [];
+      let next = 0;
+      for (const connections of connectionCounts) {
+        log(`marketer stats ${label}: ${connections} connection(s), ${seconds} s`);
+        runs.push(
+          await autocannon({
+            url: server.origin,
+            connections,
+            duration: seconds,
+            requests: [
+              {
+                method: 'GET',
+                path: `/api/marketer/stats?days=${days}`,
+                setupRequest: (request) => ({
+                  ...request,
+                  headers: { authorization: `Bearer ${tokens[next++ % marketers]}` },
+                }),
+              },
+            ],
+          }),
+        );
+      }
+      return { seeded, runs };
+    },
+  );
+  const prefix = `Marketer stats ${label}`;
+  const failed = (run: Result) => run.non2xx + run.errors + run.timeouts;
+  return {
+    rows: result.runs.map((run, index) => {
+      const connections = connectionCounts[index];
+      const figure = `${prefix}: 90 days, 1M sign-ups stored, ${connections} at once: p50 / p99 / max (${seconds} s)`;
+      const latency = `${ms(run.latency.p50)} / ${ms(run.latency.p99)} / ${ms(run.latency.max)}`;
+      return connections === 1
+        ? row(figure, latency, {
+            target: `p99 < ${ms(maxP99)}, no error`,
+            met: run.latency.p99 < maxP99 && failed(run) === 0,
+          })
+        : row(figure, latency);
+    }),
+    notes: [
+      `${prefix}: ${result.runs.map((run, index) => `${connectionCounts[index]} at once, ${run.requests.total} requests (${run.requests.average.toFixed(0)}/s), ${failed(run)} failed`).join('; ')}; seeded ${signUpRows.toLocaleString('en')} sign-ups and ${(marketers * days * packages.length).toLocaleString('en')} visit rows in ${ms(result.seeded)}.`,
+    ],
+  };
+}
