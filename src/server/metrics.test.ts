@@ -1,8 +1,9 @@
 import SqliteDatabase from 'better-sqlite3';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { buildPayload, trapField } from '../domain/registration';
 import { parsePrometheusText, sampleValue } from '../../testing/prometheus-text';
 import { buildTestApp, sqliteBackend } from '../../testing/server-test-helpers';
+import { newWebhookSecret, startWebhookReceiver } from '../../testing/webhook-receiver';
 import { listenForMetrics } from './metrics';
 
 const url = '/api/external-register';
@@ -151,6 +152,51 @@ describe('GET /metrics', () => {
     const routes = new Set(metrics.map((sample) => sample.labels.route).filter(Boolean));
     expect([...routes].some((route) => route?.includes('42'))).toBe(false);
   }, 30_000);
+
+  it('shows the webhook outbox and its attempts, reading the outbox once a scrape', async () => {
+    let answer = 503;
+    const secret = newWebhookSecret();
+    const endpoint = await startWebhookReceiver(secret, () => answer);
+    onTestFinished(() => endpoint.close());
+    const { app } = await buildTestApp(
+      sqliteBackend,
+      {
+        METRICS_PORT: '0',
+        WEBHOOK_URL: endpoint.url,
+        WEBHOOK_SECRET: secret,
+        WEBHOOK_RETRY_DELAYS: '50ms,1h',
+      },
+      { webhookDelivery: { pollMs: 20 } },
+    );
+    const { server, port } = await listenForMetrics(app.metrics!, '127.0.0.1', 0);
+    onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const origin = `http://127.0.0.1:${port}`;
+    const attempts = async (result: string) =>
+      sampleValue(await scrape(origin), 'tasjeel_webhook_attempts_total', { result });
+
+    // The first event fails once, then arrives; the second arrives at once.
+    expect((await app.inject({ method: 'POST', url, payload: signUp(1) })).statusCode).toBe(201);
+    await vi.waitFor(async () => expect(await attempts('failed')).toBe(1));
+    answer = 204;
+    expect((await app.inject({ method: 'POST', url, payload: signUp(2) })).statusCode).toBe(201);
+    await endpoint.waitFor(2);
+    await vi.waitFor(async () => expect(await attempts('delivered')).toBe(2));
+    let samples = await scrape(origin);
+    expect(sampleValue(samples, 'tasjeel_webhook_delivery_lag_seconds_count')).toBe(2);
+    expect(sampleValue(samples, 'tasjeel_webhook_events', { status: 'pending' })).toBe(0);
+    expect(sampleValue(samples, 'tasjeel_webhook_oldest_pending_age_seconds')).toBe(0);
+
+    // A third fails, and waits an hour for its next attempt.
+    answer = 503;
+    expect((await app.inject({ method: 'POST', url, payload: signUp(3) })).statusCode).toBe(201);
+    await vi.waitFor(async () => expect(await attempts('failed')).toBe(2));
+    const reads = vi.spyOn(app.outbox, 'status');
+    samples = await scrape(origin);
+    expect(reads).toHaveBeenCalledTimes(1);
+    expect(sampleValue(samples, 'tasjeel_webhook_events', { status: 'pending' })).toBe(1);
+    expect(sampleValue(samples, 'tasjeel_webhook_events', { status: 'failed' })).toBe(0);
+    expect(sampleValue(samples, 'tasjeel_webhook_oldest_pending_age_seconds')).toBeGreaterThan(0);
+  });
 
   it('is only on the metrics listener, and off without METRICS_PORT', async () => {
     const { app } = await buildTestApp(sqliteBackend);

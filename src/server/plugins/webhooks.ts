@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import { Gauge } from 'prom-client';
 import type { WebhookConfig } from '../env';
 import { startDelivery } from '../webhooks/delivery';
+import type { OutboxStatus } from '../webhooks/outbox';
 
 export interface WebhooksPluginOptions {
   config: WebhookConfig;
@@ -26,15 +27,21 @@ export const webhooksPlugin = fp<WebhooksPluginOptions>(
         : undefined,
     });
     if (metrics) {
+      // A scrape reads both gauges at once: they share one reading of the outbox.
+      let reading: Promise<OutboxStatus> | undefined;
+      const status = () =>
+        (reading ??= outbox.status().finally(() => {
+          reading = undefined;
+        }));
       new Gauge({
         name: 'tasjeel_webhook_events',
         help: 'Webhook events in the outbox by status (pending, failed).',
         labelNames: ['status'] as const,
         registers: [metrics.registry],
         async collect() {
-          const status = await outbox.status();
-          this.set({ status: 'pending' }, status.pending);
-          this.set({ status: 'failed' }, status.failed);
+          const { pending, failed } = await status();
+          this.set({ status: 'pending' }, pending);
+          this.set({ status: 'failed' }, failed);
         },
       });
       new Gauge({
@@ -42,7 +49,7 @@ export const webhooksPlugin = fp<WebhooksPluginOptions>(
         help: 'Age of the oldest pending webhook event (0 when none is pending).',
         registers: [metrics.registry],
         async collect() {
-          const { oldestPendingAt } = await outbox.status();
+          const { oldestPendingAt } = await status();
           this.set(
             oldestPendingAt === null
               ? 0
