@@ -16,6 +16,8 @@ import { createVisitSalts } from '../visits/visit-salts';
 declare module 'fastify' {
   interface FastifyInstance {
     registrations: RegistrationRepository;
+    /** Sign-ups are arriving faster than they would be answered one at a time. */
+    signUpsCrowding: () => boolean;
     visits: VisitCounter;
     /** The stored visits, for reading (the marketers' numbers). */
     visitRepository: VisitRepository;
@@ -25,6 +27,10 @@ declare module 'fastify' {
     deleteSubmissions: (selection: Selection) => Promise<Deleted>;
   }
 }
+
+/** The mean sign-ups per commit from which they crowd in, and how recent its last batch must be. */
+const crowdedBatch = 4;
+const crowdedWithinMs = 100;
 
 export interface DatabasePluginOptions {
   database: DatabaseConfig;
@@ -53,14 +59,18 @@ export const databasePlugin = fp<DatabasePluginOptions>(
       );
     }
     const { metrics } = app;
+    // Sign-ups that arrive together are committed together, so the batches' size says whether
+    // they crowd in: a moving mean of it, which counts only while batches keep coming.
+    let batchMean = 0;
+    let batchAt = -Infinity;
     const registrations = createRegistrationRepository(database, {
       webhookEvents,
-      observeBatch: metrics
-        ? (size, seconds) => {
-            metrics.batchSize.observe({ database: database.kind }, size);
-            metrics.commitDuration.observe({ database: database.kind }, seconds);
-          }
-        : undefined,
+      observeBatch: (size, seconds) => {
+        batchMean = 0.8 * batchMean + 0.2 * size;
+        batchAt = performance.now();
+        metrics?.batchSize.observe({ database: database.kind }, size);
+        metrics?.commitDuration.observe({ database: database.kind }, seconds);
+      },
       onUnavailable: metrics ? () => metrics.databaseErrors.inc() : undefined,
     });
     if (metrics && database.kind === 'postgres') {
@@ -86,6 +96,10 @@ export const databasePlugin = fp<DatabasePluginOptions>(
       now,
       log: app.log,
     });
+    app.decorate(
+      'signUpsCrowding',
+      () => batchMean >= crowdedBatch && performance.now() - batchAt < crowdedWithinMs,
+    );
     app.decorate('registrations', registrations);
     app.decorate('visits', visits);
     app.decorate('visitRepository', visitRepository);

@@ -19,6 +19,7 @@ export const webhooksPlugin = fp<WebhooksPluginOptions>(
       ...options,
       outbox,
       log: app.log,
+      busy: () => app.signUpsCrowding(),
       onAttempt: metrics
         ? (result, lagSeconds) => {
             metrics.webhookAttempts.inc({ result });

@@ -41,6 +41,11 @@ export interface DeliveryOptions {
   pollMs?: number;
   /** Deliveries in flight at once, at most. */
   maxInFlight?: number;
+  /**
+   * Whether sign-ups are arriving faster than they are answered one by one: deliveries then go
+   * one a poll, and catch up once the burst has passed.
+   */
+  busy?: () => boolean;
   /** Hears of each attempt's result, with a delivered event's lag from its sign-up (metrics). */
   onAttempt?: (result: 'delivered' | 'failed' | 'gone', lagSeconds?: number) => void;
 }
@@ -75,6 +80,7 @@ export function startDelivery({
   now,
   pollMs = 100,
   maxInFlight = 64,
+  busy = () => false,
   onAttempt = () => {},
 }: DeliveryOptions): Delivery {
   const webhook = new Webhook(config.secret);
@@ -127,6 +133,8 @@ export function startDelivery({
   let failures = 0;
   let pauseMs = 0;
   let resumeAt = 0;
+  // While sign-ups crowd in, when the last event went out.
+  let trickledAt = -Infinity;
 
   // Asks the outbox again after `delayMs`, unless it is to be asked sooner already.
   function wake(delayMs: number) {
@@ -148,7 +156,14 @@ export function startDelivery({
       wake(Math.max(resumeAt - performance.now(), pollMs));
       return;
     }
-    const free = probing ? 1 : maxInFlight - inFlight.size;
+    // Sign-ups come first: a delivery's work on the event loop is time a waiting sign-up loses.
+    const yielding = !probing && busy();
+    if (yielding && (inFlight.size > 0 || performance.now() < trickledAt + pollMs)) {
+      wake(Math.max(trickledAt + pollMs - performance.now(), claimDelayMs));
+      return;
+    }
+    if (yielding) trickledAt = performance.now();
+    const free = probing || yielding ? 1 : maxInFlight - inFlight.size;
     let claimed: DueEvent[] = [];
     if (free > 0) {
       const at = now();
@@ -171,7 +186,7 @@ export function startDelivery({
       inFlight.add(delivery);
     }
     // A full claim means more may be waiting; otherwise the outbox is asked again later.
-    if (!probing) wake(free > 0 && claimed.length === free ? 0 : pollMs);
+    if (!probing && !yielding) wake(free > 0 && claimed.length === free ? 0 : pollMs);
     else if (claimed.length === 0) wake(pollMs);
   }
 
