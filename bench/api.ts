@@ -187,6 +187,31 @@ async function answerTimes(origin: string, nextSignUp: () => RegistrationPayload
 }
 
 /**
+ * Our compiled server as `npm start` runs it, on `store`, at production's log level (whatever it
+ * logs at info is measured too; requests themselves are not logged), with the rate limit out of
+ * the way, and `env` over that.
+ */
+function ourServer(
+  store: Record<string, string>,
+  distDir: string,
+  scratch: string,
+  run: string,
+  env: Record<string, string | undefined> = {},
+) {
+  return {
+    entry: join(distDir, 'server', 'main.js'),
+    env: {
+      ...store,
+      DIST_DIR: distDir,
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+      ...env,
+    },
+    logFile: join(scratch, `${run}.log`),
+  };
+}
+
+/**
  * Runs our compiled server (as `npm start` does, at production's log level, with the rate
  * limit out of the way) on a fresh store of `database`, with `env` over that, and stops it
  * after `measure`.
@@ -201,17 +226,7 @@ export async function withOurServer<T>(
   measure: (server: ServerProcess, store: Record<string, string>) => Promise<T>,
 ): Promise<T> {
   const store = await database.prepare(run);
-  const server = await startServerProcess({
-    entry: join(distDir, 'server', 'main.js'),
-    env: {
-      ...store.ours,
-      DIST_DIR: distDir,
-      LOG_LEVEL: 'info',
-      RATE_LIMIT_PER_MINUTE: '1000000000',
-      ...env,
-    },
-    logFile: join(scratch, `${run}.log`),
-  });
+  const server = await startServerProcess(ourServer(store.ours, distDir, scratch, run, env));
   try {
     return await measure(server, store.ours);
   } finally {
@@ -239,19 +254,7 @@ async function loadRun(
   const store = await database.prepare(run);
   const server = await startServerProcess(
     target === 'ours'
-      ? {
-          // What `npm start` runs.
-          entry: join(distDir, 'server', 'main.js'),
-          env: {
-            ...store.ours,
-            DIST_DIR: distDir,
-            // Production's default level, so whatever the server logs at info is measured too
-            // (requests themselves are not logged: app.ts sets disableRequestLogging).
-            LOG_LEVEL: 'info',
-            RATE_LIMIT_PER_MINUTE: '1000000000',
-          },
-          logFile: join(scratch, `${run}.log`),
-        }
+      ? ourServer(store.ours, distDir, scratch, run)
       : {
           entry: 'bench/bare-server.ts',
           env: store.bare,

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { normalizePhone, phonePattern } from '../domain/phone';
 import { readDatabase, type Output } from './cli';
 import { deleteSubmissions, findPerson, type PersonRow } from './registrations/personal-data';
-import { utmOf } from './registrations/registration-repository';
+import { toStored } from './registrations/registration-repository';
 
 const usage = `usage: npm run person -- --phone 9665XXXXXXXX [--erase [--yes]]
        npm run person -- --email name@example.com [--erase [--yes]]`;
@@ -15,17 +15,7 @@ export type Confirm = ((question: string) => Promise<boolean>) | undefined;
 /** A submission as a request for access is answered: the stored names, in camelCase. */
 function describe(row: PersonRow) {
   return {
-    id: row.id,
-    createdAt: row.created_at,
-    name: row.name,
-    email: row.email,
-    phone: row.phone,
-    marketingId: row.marketing_id,
-    packageKey: row.package_key,
-    source: row.source,
-    notes: row.notes,
-    repeatOf: row.repeat_of,
-    utm: utmOf(row),
+    ...toStored(row),
     webhookEvents: row.webhook_events.map((event) => ({
       id: event.id,
       type: event.type,

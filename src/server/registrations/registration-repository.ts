@@ -322,7 +322,8 @@ function postgresStatements(
   };
 }
 
-function toStored(row: RegistrationsTable): StoredRegistration {
+/** A stored row as the code reads it (the export, `npm run person`): camelCase names. */
+export function toStored(row: RegistrationsTable): StoredRegistration {
   return {
     id: row.id,
     createdAt: row.created_at,
