@@ -252,11 +252,12 @@ export async function buildTestApp(
     distDir,
     ...overrides,
   };
-  const app = await buildApp(config, { logger: { stream }, ...buildOptions });
+  const { app, services } = await buildApp(config, { logger: { stream }, ...buildOptions });
   onTestFinished(() => app.close());
 
   return {
     app,
+    services,
     dir,
     databaseUrl: database.url,
     rows: database.rows,

@@ -44,6 +44,16 @@ export type UtmField = (typeof utmFields)[number];
 export type Utm = Partial<Record<UtmField, string>>;
 export const utmMaxLength = 100;
 
+/** Stored campaign parameters (null for absent), as an object of those present. */
+export function utmOf(stored: Record<UtmField, string | null>): Utm {
+  const utm: Utm = {};
+  for (const field of utmFields) {
+    const value = stored[field];
+    if (value !== null) utm[field] = value;
+  }
+  return utm;
+}
+
 const utmValue = z.optional(
   z.string().check(z.trim(), z.minLength(1), z.maxLength(utmMaxLength), z.refine(storable)),
 );

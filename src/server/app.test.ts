@@ -93,12 +93,12 @@ describe.each(testBackends)('on $name', (backend) => {
 
   describe('GET /api/health', () => {
     it('answers 200 while the database answers, 503 once it is gone', async () => {
-      const { app } = await buildTestApp(backend);
+      const { app, services } = await buildTestApp(backend);
       const healthy = await app.inject({ url: '/api/health' });
       expect(healthy.statusCode).toBe(200);
       expect(healthy.json()).toEqual({ status: 'ok' });
 
-      await app.registrations.close();
+      await services.database.close();
       const down = await app.inject({ url: '/api/health' });
       expect(down.statusCode).toBe(503);
       expect(down.json()).toEqual({ status: 'unavailable' });
@@ -107,7 +107,7 @@ describe.each(testBackends)('on $name', (backend) => {
 
   describe('the log', () => {
     it('never holds a name, phone number or e-mail, whatever the request', async () => {
-      const { app, log } = await buildTestApp(backend, { LOG_LEVEL: 'trace' });
+      const { app, services, log } = await buildTestApp(backend, { LOG_LEVEL: 'trace' });
       const valid = buildPayload({ name, email, phone }, { marketingId: '42' });
       const post = (payload: string, contentType = 'application/json') =>
         app.inject({
@@ -128,7 +128,7 @@ describe.each(testBackends)('on $name', (backend) => {
         await post(JSON.stringify({ ...valid, notes: 'x'.repeat(17_000) })),
         await post(`{"name":"${name}","phone":"${phone}","__proto__":{"admin":true}}`),
       ].map((response) => response.statusCode);
-      await app.registrations.close();
+      await services.database.close();
       statuses.push((await post(JSON.stringify({ ...valid, phone: '966500000000' }))).statusCode);
 
       expect(statuses).toEqual([201, 201, 400, 400, 400, 400, 415, 413, 400, 500]);

@@ -5,21 +5,20 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { Config } from './env';
-import { createMetrics } from './metrics';
 import { apiPlugin } from './plugins/api';
 import { metricsPlugin } from './plugins/metrics';
-import { databasePlugin } from './plugins/database';
 import { errorHandlingPlugin, refuseUnparsable, refuseUnroutable } from './plugins/error-handling';
 import { loadSheddingPlugin } from './plugins/load-shedding';
 import { marketerStatsPlugin } from './plugins/marketer-stats';
 import { loadBuild, pagesPlugin, type PageSource } from './plugins/pages';
 import { proxyTrustPlugin } from './plugins/proxy-trust';
 import { rateLimitPlugin } from './plugins/rate-limit';
-import { redisPlugin } from './plugins/redis';
-import { createProofOfWork } from './registrations/proof-of-work';
 import { securityHeaders, securityHeadersPlugin } from './plugins/security-headers';
 import { retentionPlugin } from './plugins/retention';
+import { deleteSubmissions } from './registrations/personal-data';
+import { visitsPlugin } from './plugins/visits';
 import { webhooksPlugin } from './plugins/webhooks';
+import { createServices } from './services';
 
 type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
 
@@ -54,7 +53,10 @@ function trustHops(count: number) {
   return (_address: string, hop: number) => hop < count;
 }
 
-/** The whole server, not listening (main.ts listens; tests inject): one plugin per concern. */
+/**
+ * The whole server, not listening (main.ts listens; tests inject): the services, then one plugin
+ * per concern, each handed the services it uses.
+ */
 export async function buildApp(config: Config, options: BuildOptions = {}) {
   const {
     logger,
@@ -94,22 +96,29 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   // Only application/json is a registration; text/plain would otherwise be parsed too.
   app.removeContentTypeParser('text/plain');
 
-  app.decorate('draining', false);
-  await app.register(metricsPlugin, {
-    metrics: config.metricsPort === undefined ? null : createMetrics(),
-  });
+  const services = await createServices(config, app.log, now);
+  // Registered first, so that it runs last: every plugin has stopped its work (onClose hooks
+  // run in the reverse order of their plugins) before the database closes.
+  app.addHook('onClose', () => services.close());
+  const { metrics, database, redis } = services;
+  await app.register(metricsPlugin, { metrics, database });
   await app.register(proxyTrustPlugin, { trustProxy: config.trustProxy });
-  await app.register(redisPlugin, { redisUrl: config.redisUrl });
-  await app.register(databasePlugin, {
-    database: config.database,
-    now,
-    webhookEvents: config.webhooks !== undefined,
-  });
+  await app.register(visitsPlugin, { visits: services.visits });
   if (config.retentionDays !== undefined) {
-    await app.register(retentionPlugin, { days: config.retentionDays, now });
+    await app.register(retentionPlugin, {
+      days: config.retentionDays,
+      now,
+      deleteSubmissions: (selection) => deleteSubmissions(database, selection),
+    });
   }
   if (config.webhooks !== undefined) {
-    await app.register(webhooksPlugin, { config: config.webhooks, now, ...webhookDelivery });
+    await app.register(webhooksPlugin, {
+      config: config.webhooks,
+      now,
+      outbox: services.outbox,
+      metrics,
+      ...webhookDelivery,
+    });
   }
   await app.register(errorHandlingPlugin);
   await app.register(securityHeadersPlugin, {
@@ -117,26 +126,29 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     hstsIncludeSubDomains: config.hstsIncludeSubDomains,
   });
   await app.register(loadSheddingPlugin, { maxEventLoopDelay });
-  await app.register(rateLimitPlugin);
-  // One for the API and the pages' form posts: a solved challenge is spent for both.
+  await app.register(rateLimitPlugin, { redis });
   const signUpOptions = {
-    repository: app.registrations,
-    proofOfWork:
-      config.altchaHmacKey === undefined
-        ? undefined
-        : createProofOfWork(config.altchaHmacKey, app.redis),
+    repository: services.registrations,
+    proofOfWork: services.proofOfWork,
     rateLimitPerMinute: config.rateLimitPerMinute,
     now,
   };
-  // GET /api/health, POST /api/external-register, GET /api/altcha-challenge (ALTCHA on)
+  // GET /api/health, GET /api/ready, POST /api/external-register, GET /api/altcha-challenge (ALTCHA on)
   await app.register(apiPlugin, {
     prefix: '/api',
     corsOrigins: config.corsOrigins,
+    lifecycle: services.lifecycle,
     ...signUpOptions,
   });
   // GET /api/marketer/stats, only with MARKETER_AUTH_*: same origin only, so outside the API's CORS
   if (config.marketerAuth !== undefined) {
-    await app.register(marketerStatsPlugin, { prefix: '/api', config: config.marketerAuth, now });
+    await app.register(marketerStatsPlugin, {
+      prefix: '/api',
+      config: config.marketerAuth,
+      now,
+      database,
+      visits: services.visitRepository,
+    });
   }
   // GET /, GET /register/* (assets and server-rendered pages), POST on the form routes
   await app.register(pagesPlugin, {
@@ -145,7 +157,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     publicUrl: config.publicUrl,
     brand: config.brand,
     marketerStatsStorageKey: config.marketerAuth?.storageKey,
+    visits: services.visits,
+    metrics,
     ...signUpOptions,
   });
-  return app;
+  return { app, services };
 }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { describeError, openDatabase } from './db/database';
 import type { Database } from './db/schema';
 import { pendingMigrations } from './db/migrate';
-import { loadConfig } from './env';
+import { loadDatabaseConfig } from './env';
 
 // What export.ts and report.ts share. It is its own module, not part of export.ts, because each
 // of them is an entry of the server's build (scripts/build-server.ts): code that two entries
@@ -37,22 +37,22 @@ export function csvCell(value: string | null): string {
 
 /**
  * What the command lines share: opens DATABASE_URL (never creating a SQLite file that is not
- * there), brings its schema up to date, runs `read`, closes; returns the exit code (2 for a bad
- * variable, 1 for no database or a failed read, 0 otherwise).
+ * there), refuses a schema that is behind this program (only the server migrates), runs
+ * `read`, closes; returns the exit code (2 for a bad variable, 1 for no database, a schema
+ * behind or a failed read, 0 otherwise).
  */
 export async function readDatabase(
   env: Record<string, string | undefined>,
   err: Output['err'],
   read: (database: Database) => Promise<void>,
 ): Promise<number> {
-  let config;
+  let database;
   try {
-    config = loadConfig(env);
+    database = loadDatabaseConfig(env);
   } catch (error) {
     err(`${(error as Error).message}\n`);
     return 2;
   }
-  const { database } = config;
   // Reading must not create an empty database where the server's one was expected.
   if (database.kind === 'sqlite' && database.file !== ':memory:' && !existsSync(database.file)) {
     err(

@@ -60,7 +60,7 @@ describe('the development server', () => {
     });
     expect(response.status).toBe(201);
     const { id } = (await response.json()) as { id: string };
-    expect((await server.app.registrations.list()).map((row) => row.id)).toEqual([id]);
+    expect((await server.services.registrations.list()).map((row) => row.id)).toEqual([id]);
   });
 });
 

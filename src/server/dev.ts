@@ -52,16 +52,16 @@ export async function startDevServer(env: Record<string, string | undefined>) {
     server: { middlewareMode: true, hmr: { server } },
     appType: 'custom',
   });
-  const app = await buildApp(config, {
+  const { app, services } = await buildApp(config, {
     pages: await vitePages(vite),
     serverFactory: (handler) => server.on('request', handler),
   });
   app.addHook('onClose', () => vite.close());
-  return { app, config };
+  return { app, services, config };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { app, config } = await startDevServer(process.env).catch(fail);
-  await serve(app, config);
+  const { app, services, config } = await startDevServer(process.env).catch(fail);
+  await serve(app, services, config);
   app.log.info(`pages and API at http://${config.host}:${config.port}/register/register-client`);
 }

@@ -270,10 +270,32 @@ function apiOriginOf(apiBaseUrl: string | undefined): string | undefined {
     : undefined;
 }
 
+/** An empty variable (PORT= in a .env file) means "not set", not zero or "". */
+function presentOnly(env: Record<string, string | undefined>) {
+  return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+}
+
+/** Throws one message naming every bad variable. */
+function invalid(error: z.ZodError): Error {
+  const problems = error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+  return new Error(`Invalid environment:\n${problems.join('\n')}`);
+}
+
+/**
+ * Only DATABASE_URL and DATABASE_POOL_SIZE: what the command-line tools need, so that a
+ * setting of the server alone (a logo file that is not there) never stops `npm run export`.
+ */
+export function loadDatabaseConfig(env: Record<string, string | undefined>): DatabaseConfig {
+  const result = envSchema
+    .pick({ DATABASE_URL: true, DATABASE_POOL_SIZE: true })
+    .safeParse(presentOnly(env));
+  if (!result.success) throw invalid(result.error);
+  const { DATABASE_URL: database, DATABASE_POOL_SIZE: poolSize } = result.data;
+  return database.kind === 'postgres' ? { ...database, poolSize } : database;
+}
+
 /** Reads the server's settings once; throws one message naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  // An empty variable (PORT= in a .env file) means "not set", not zero or "".
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
   const result = envSchema
     // Link previews would otherwise name whatever Host a request claims (docs/security.md).
     .refine((env) => env.NODE_ENV !== 'production' || env.PUBLIC_URL !== undefined, {
@@ -289,21 +311,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       (env) => env.MARKETER_AUTH_JWKS_URL === undefined || env.MARKETER_AUTH_SECRET === undefined,
       { path: ['MARKETER_AUTH_SECRET'], message: 'must not be set with MARKETER_AUTH_JWKS_URL' },
     )
-    .safeParse(present);
-  if (!result.success) {
-    const problems = result.error.issues.map(
-      (issue) => `  ${issue.path.join('.')}: ${issue.message}`,
-    );
-    throw new Error(`Invalid environment:\n${problems.join('\n')}`);
-  }
+    .safeParse(presentOnly(env));
+  if (!result.success) throw invalid(result.error);
   const parsed = result.data;
   return {
     port: parsed.PORT,
     host: parsed.HOST,
-    database:
-      parsed.DATABASE_URL.kind === 'postgres'
-        ? { ...parsed.DATABASE_URL, poolSize: parsed.DATABASE_POOL_SIZE }
-        : parsed.DATABASE_URL,
+    database: loadDatabaseConfig(env),
     redisUrl: parsed.REDIS_URL,
     corsOrigins: parsed.CORS_ORIGINS,
     trustProxy: parsed.TRUST_PROXY,

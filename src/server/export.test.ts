@@ -162,6 +162,28 @@ describe.each(testBackends)('on $name', (backend) => {
       expect(await readFile(file, 'utf8')).toContain(`,${values.name},,${values.phone},`);
     });
 
+    it('reads only DATABASE_URL: a server setting that would stop the server does not stop it', async () => {
+      const { app, databaseUrl } = await buildTestApp(backend);
+      const values = { name: 'سارة', email: '', phone: '966512345678' };
+      await app.inject({
+        method: 'POST',
+        url: '/api/external-register',
+        payload: buildPayload(values, {}),
+      });
+      let csv = '';
+      const env = {
+        DATABASE_URL: databaseUrl,
+        BRAND_LOGO: '/nowhere/logo.svg',
+        PORT: 'not a port',
+      };
+      const code = await runExport(['--format', 'csv'], env, {
+        ...quiet,
+        out: (text) => (csv += text),
+      });
+      expect(code).toBe(0);
+      expect(csv).toContain(`,${values.name},,${values.phone},`);
+    });
+
     it('shows a repeat with repeat_of, the first row id, before the campaign columns', async () => {
       const { app, databaseUrl } = await buildTestApp(backend);
       const post = (name: string) =>

@@ -12,7 +12,7 @@ const config = (() => {
   }
 })();
 
-const app = await buildApp(config, {
+const { app, services } = await buildApp(config, {
   // Slow or stalled clients are cut off instead of holding sockets open. Node checks the
   // request time-out only every connectionsCheckingInterval (30 s by default), so a body sent
   // a byte at a time would hold its socket three times as long: checked every second instead.
@@ -30,4 +30,4 @@ const app = await buildApp(config, {
   maxEventLoopDelay: config.loadShedDelayMs,
 }).catch(fail);
 
-await serve(app, config);
+await serve(app, services, config);

@@ -34,12 +34,12 @@ async function saturate(app: App) {
 
 describe('GET /metrics', () => {
   it('counts each sign-up outcome, page views and commits exactly as they happened', async () => {
-    const { app, databaseUrl } = await buildTestApp(
+    const { app, services, databaseUrl } = await buildTestApp(
       sqliteBackend,
       { METRICS_PORT: '0', RATE_LIMIT_PER_MINUTE: '8' },
       { maxEventLoopDelay: 200 },
     );
-    const { server, port } = await listenForMetrics(app.metrics!, '127.0.0.1', 0);
+    const { server, port } = await listenForMetrics(services.metrics!, '127.0.0.1', 0);
     onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const origin = `http://127.0.0.1:${port}`;
     const post = (payload: unknown, headers: Record<string, string> = {}) =>
@@ -158,7 +158,7 @@ describe('GET /metrics', () => {
     const secret = newWebhookSecret();
     const endpoint = await startWebhookReceiver(secret, () => answer);
     onTestFinished(() => endpoint.close());
-    const { app } = await buildTestApp(
+    const { app, services } = await buildTestApp(
       sqliteBackend,
       {
         METRICS_PORT: '0',
@@ -168,7 +168,7 @@ describe('GET /metrics', () => {
       },
       { webhookDelivery: { pollMs: 20 } },
     );
-    const { server, port } = await listenForMetrics(app.metrics!, '127.0.0.1', 0);
+    const { server, port } = await listenForMetrics(services.metrics!, '127.0.0.1', 0);
     onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const origin = `http://127.0.0.1:${port}`;
     const attempts = async (result: string) =>
@@ -190,7 +190,7 @@ describe('GET /metrics', () => {
     answer = 503;
     expect((await app.inject({ method: 'POST', url, payload: signUp(3) })).statusCode).toBe(201);
     await vi.waitFor(async () => expect(await attempts('failed')).toBe(2));
-    const reads = vi.spyOn(app.outbox, 'status');
+    const reads = vi.spyOn(services.outbox, 'status');
     samples = await scrape(origin);
     expect(reads).toHaveBeenCalledTimes(1);
     expect(sampleValue(samples, 'tasjeel_webhook_events', { status: 'pending' })).toBe(1);
@@ -199,8 +199,8 @@ describe('GET /metrics', () => {
   });
 
   it('is only on the metrics listener, and off without METRICS_PORT', async () => {
-    const { app } = await buildTestApp(sqliteBackend);
-    expect(app.metrics).toBeNull();
+    const { app, services } = await buildTestApp(sqliteBackend);
+    expect(services.metrics).toBeNull();
     expect((await app.inject({ url: '/metrics' })).statusCode).toBe(404);
     const on = await buildTestApp(sqliteBackend, { METRICS_PORT: '0' });
     expect((await on.app.inject({ url: '/metrics' })).statusCode).toBe(404);
@@ -209,9 +209,9 @@ describe('GET /metrics', () => {
 
 describe('GET /api/ready', () => {
   it('is 200 with the database answering, 503 while draining', async () => {
-    const { app } = await buildTestApp(sqliteBackend);
+    const { app, services } = await buildTestApp(sqliteBackend);
     expect((await app.inject({ url: '/api/ready' })).statusCode).toBe(200);
-    app.draining = true;
+    services.lifecycle.draining = true;
     const draining = await app.inject({ url: '/api/ready' });
     expect(draining.statusCode).toBe(503);
     expect(draining.json()).toEqual({ status: 'draining' });

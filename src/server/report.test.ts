@@ -44,10 +44,10 @@ describe('buildReport', () => {
         { marketingId: '7', packageKey: null, visits: 12, visitors: 9 },
       ],
       [
-        { marketingId: '42', packageKey: 'premium_reco', leads: 3, repeats: 2 },
-        { marketingId: '42', packageKey: 'classic_reco', leads: 1, repeats: 0 },
-        { marketingId: '7', packageKey: null, leads: 1, repeats: 0 },
-        { marketingId: null, packageKey: null, leads: 6, repeats: 1 },
+        { marketing_id: '42', package_key: 'premium_reco', leads: 3, repeats: 2 },
+        { marketing_id: '42', package_key: 'classic_reco', leads: 1, repeats: 0 },
+        { marketing_id: '7', package_key: null, leads: 1, repeats: 0 },
+        { marketing_id: null, package_key: null, leads: 6, repeats: 1 },
       ],
     );
     expect(report).toEqual([rows[0], rows[2], rows[1], rows[3]]);
@@ -132,12 +132,16 @@ describe.each(testBackends)('on $name', (backend) => {
   describe('npm run report', () => {
     it('reports the visits, leads and repeats of a known database, in both formats', async () => {
       const clock = { now: new Date('2025-03-01T10:00:00Z') };
-      const { app, databaseUrl } = await buildTestApp(backend, {}, { now: () => clock.now });
+      const { app, services, databaseUrl } = await buildTestApp(
+        backend,
+        {},
+        { now: () => clock.now },
+      );
       const agent = 'Mozilla/5.0 (Linux; Android 14) Chrome/126.0 Mobile';
       const visit = (url: string, remoteAddress: string) =>
         app.inject({ url, remoteAddress, headers: { 'user-agent': agent } });
       const signUp = (phone: string, route: { packageName?: string; marketingId?: string }) =>
-        app.registrations.register(
+        services.registrations.register(
           registrationSchema.parse(buildPayload({ name: 'سارة', email: '', phone }, route)),
           clock.now,
         );
@@ -154,7 +158,7 @@ describe.each(testBackends)('on $name', (backend) => {
       await visit('/register/register-client/premium_reco/42', '198.51.100.4');
       await signUp('966500000002', { packageName: 'premium_reco', marketingId: '42' });
       await signUp('966500000003', { packageName: 'premium_reco', marketingId: '42' });
-      await app.registrations.register(
+      await services.registrations.register(
         {
           ...registrationSchema.parse(
             buildPayload(
@@ -214,9 +218,9 @@ describe('the report per campaign', () => {
         { utmSource: 'qr', utmCampaign: null, visits: 4, visitors: 4 },
       ],
       [
-        { utmSource: 'snapchat', utmCampaign: 'ramadan', leads: 5, repeats: 1 },
-        { utmSource: 'whatsapp', utmCampaign: null, leads: 2, repeats: 0 },
-        { utmSource: null, utmCampaign: null, leads: 4, repeats: 0 },
+        { utm_source: 'snapchat', utm_campaign: 'ramadan', leads: 5, repeats: 1 },
+        { utm_source: 'whatsapp', utm_campaign: null, leads: 2, repeats: 0 },
+        { utm_source: null, utm_campaign: null, leads: 4, repeats: 0 },
       ],
     );
     expect(report).toEqual([

@@ -2,12 +2,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { packageKeys } from '../domain/packages';
 import { csvCell, parseSince, readDatabase, type Output } from './cli';
-import {
-  createRegistrationRepository,
-  type CampaignSignUps,
-  type LinkSignUps,
-} from './registrations/registration-repository';
-import { deletedTotals } from './registrations/personal-data';
+import { countSignUps, type SignUpCount } from './registrations/sign-up-counts';
 import {
   createVisitRepository,
   type CampaignVisits,
@@ -57,7 +52,7 @@ export const campaignReportNotes = [
 /** Visits and sign-ups side by side, one row per campaign: sources and campaigns by name, none last. */
 export function buildCampaignReport(
   visits: CampaignVisits[],
-  signUps: CampaignSignUps[],
+  signUps: SignUpCount<'utm_source' | 'utm_campaign'>[],
 ): CampaignReportRow[] {
   const rows = new Map<string, CampaignReportRow>();
   const row = ({
@@ -81,7 +76,7 @@ export function buildCampaignReport(
     found.visitors += campaign.visitors;
   }
   for (const campaign of signUps) {
-    const found = row(campaign);
+    const found = row({ utmSource: campaign.utm_source, utmCampaign: campaign.utm_campaign });
     found.leads += campaign.leads;
     found.repeats += campaign.repeats;
   }
@@ -94,7 +89,10 @@ export function buildCampaignReport(
 }
 
 /** Visits and sign-ups side by side, one row per link: marketers by id, general links last. */
-export function buildReport(visits: LinkVisits[], signUps: LinkSignUps[]): ReportRow[] {
+export function buildReport(
+  visits: LinkVisits[],
+  signUps: SignUpCount<'marketing_id' | 'package_key'>[],
+): ReportRow[] {
   const rows = new Map<string, ReportRow>();
   const row = (marketingId: string | null, packageKey: string | null) => {
     const key = JSON.stringify([marketingId, packageKey]);
@@ -111,7 +109,7 @@ export function buildReport(visits: LinkVisits[], signUps: LinkSignUps[]): Repor
     found.visitors += link.visitors;
   }
   for (const link of signUps) {
-    const found = row(link.marketingId, link.packageKey);
+    const found = row(link.marketing_id, link.package_key);
     found.leads += link.leads;
     found.repeats += link.repeats;
   }
@@ -315,21 +313,20 @@ export async function runReport(
     // Visits are kept per day, so a --since with a time counts that whole day's visits.
     const day = since?.toISOString().slice(0, 10);
     const visits = createVisitRepository(database);
-    const registrations = createRegistrationRepository(database);
+    // Deleted submissions (RETENTION_DAYS, erasure) were counted per day before they went; like
+    // visits, a --since with a time counts that whole day's.
+    const filter = { since: since?.toISOString(), repeats: true };
     if (by === 'campaign') {
       const rows = buildCampaignReport(
         await visits.campaignTotals({ since: day }),
-        await registrations.countByCampaign({ since }),
+        await countSignUps(database.db, ['utm_source', 'utm_campaign'], filter),
       );
       return out(formatCampaignReport(rows, format, since));
     }
-    // Deleted submissions (RETENTION_DAYS, erasure) were counted per day before they went; like
-    // visits, a --since with a time counts that whole day's.
-    const deleted = await deletedTotals(database, day);
-    const rows = buildReport(await visits.totals({ since: day }), [
-      ...(await registrations.countByLink({ since })),
-      ...deleted,
-    ]);
+    const rows = buildReport(
+      await visits.totals({ since: day }),
+      await countSignUps(database.db, ['marketing_id', 'package_key'], filter),
+    );
     out(formatReport(rows, format, since));
   });
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { listenForMetrics } from './metrics';
 import type { Config } from './env';
+import type { Services } from './services';
 import { maxConnections, shutdownGraceMs, shutdownLimitMs } from './server-limits';
 
 /** Start-up problems (a bad variable, pages not built) are one clear line, not a stack trace. */
@@ -10,14 +11,18 @@ export function fail(error: unknown): never {
 }
 
 /** Listens, and on SIGTERM or SIGINT finishes the requests in flight before exiting. */
-export async function serve(app: FastifyInstance, config: Config): Promise<void> {
+export async function serve(
+  app: FastifyInstance,
+  { lifecycle, metrics }: Services,
+  config: Config,
+): Promise<void> {
   let closing = false;
   async function shutDown(signal: NodeJS.Signals) {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'closing: finishing requests in flight, then the database');
     // /api/ready says 503 first, for READY_DRAIN_MS, so that the balancer stops sending.
-    app.draining = true;
+    lifecycle.draining = true;
     await new Promise((resolve) => setTimeout(resolve, config.readyDrainMs));
     // A request that never ends must not keep the process alive forever: after a grace for
     // the requests in flight, the connections still open (idle, or a client sending slowly)
@@ -31,10 +36,8 @@ export async function serve(app: FastifyInstance, config: Config): Promise<void>
   process.on('SIGINT', shutDown);
   app.server.maxConnections = maxConnections;
   await app.listen({ port: config.port, host: config.host }).catch(fail);
-  if (app.metrics !== null && config.metricsPort !== undefined) {
-    const { port } = await listenForMetrics(app.metrics, config.host, config.metricsPort).catch(
-      fail,
-    );
+  if (metrics !== null && config.metricsPort !== undefined) {
+    const { port } = await listenForMetrics(metrics, config.host, config.metricsPort).catch(fail);
     app.log.info({ port }, 'metrics on /metrics');
   }
 }

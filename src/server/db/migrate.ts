@@ -9,10 +9,14 @@ import * as webhookEvents from './migrations/2026-11-23T1500-webhook-events';
 import * as campaignParameters from './migrations/2026-11-23T1700-campaign-parameters';
 import * as marketerStatsIndexes from './migrations/2026-11-23T1800-marketer-stats-indexes';
 import * as signUpTotals from './migrations/2026-11-23T1900-sign-up-totals';
+import * as dropRegisterFunctions from './migrations/2026-11-25T0900-drop-register-functions';
+import * as signUpTotalsCampaign from './migrations/2026-11-25T0910-sign-up-totals-campaign';
+import * as webhookEventSubjects from './migrations/2026-11-25T0920-webhook-event-subjects';
 
 // Listed by hand rather than read from the folder, so the lists work the same under tsx,
 // vitest and any bundler. Names sort by their timestamp; append new ones at the end of each.
-// SQLite has no stored functions, and needs none: its one writer cannot race itself.
+// PostgreSQL's list has the stored functions of the versions before 2026-11-25, which SQLite
+// never had; a migration that differs between the two says so inside (isPostgres).
 const sqliteMigrations: Record<string, Migration> = {
   '2025-11-21T2130-create-registrations': createRegistrations,
   '2026-11-21T2220-create-visits': createVisits,
@@ -22,6 +26,8 @@ const sqliteMigrations: Record<string, Migration> = {
   '2026-11-23T1700-campaign-parameters': campaignParameters,
   '2026-11-23T1800-marketer-stats-indexes': marketerStatsIndexes,
   '2026-11-23T1900-sign-up-totals': signUpTotals,
+  '2026-11-25T0910-sign-up-totals-campaign': signUpTotalsCampaign,
+  '2026-11-25T0920-webhook-event-subjects': webhookEventSubjects,
 };
 const postgresMigrations: Record<string, Migration> = {
   '2025-11-21T2130-create-registrations': createRegistrations,
@@ -33,6 +39,9 @@ const postgresMigrations: Record<string, Migration> = {
   '2026-11-23T1700-campaign-parameters': campaignParameters.postgres,
   '2026-11-23T1800-marketer-stats-indexes': marketerStatsIndexes,
   '2026-11-23T1900-sign-up-totals': signUpTotals,
+  '2026-11-25T0900-drop-register-functions': dropRegisterFunctions,
+  '2026-11-25T0910-sign-up-totals-campaign': signUpTotalsCampaign,
+  '2026-11-25T0920-webhook-event-subjects': webhookEventSubjects,
 };
 
 // Kysely looks for its own tables in every schema unless told which one; naming the current
@@ -42,7 +51,7 @@ async function currentSchema(database: Database): Promise<string | undefined> {
   if (database.kind !== 'postgres') return undefined;
   const { rows } = await sql<{
     schema: string | null;
-  }>`select current_schema() as schema`.execute(database.db);
+  }>`select current_schema() as schema`.execute(database.migrations);
   const schema = rows[0]?.schema;
   if (schema == null) throw new Error('no PostgreSQL schema of search_path exists');
   return schema;
@@ -67,7 +76,7 @@ export async function pendingMigrations(database: Database): Promise<string[]> {
 /** The Migrator of this program's migrations for the database's kind (tests migrate part way). */
 export async function migrator(database: Database): Promise<Migrator> {
   return new Migrator({
-    db: database.db,
+    db: database.migrations,
     migrationTableSchema: await currentSchema(database),
     provider: {
       getMigrations: async () =>

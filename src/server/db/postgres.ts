@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import { DatabaseError, Pool } from 'pg';
-import type { PostgresDatabase, Tables } from './schema';
+import type { Database, Tables } from './schema';
 
 // SQLSTATEs that mean "try again later", not "this request is wrong": connection exceptions
 // (08), insufficient resources such as too many connections (53), the server shutting down
@@ -27,7 +27,7 @@ export function openPostgres(
   url: string,
   poolSize: number,
   onIdleError: (error: Error) => void,
-): PostgresDatabase {
+): Database {
   const pool = new Pool({
     connectionString: url,
     max: poolSize,
@@ -58,15 +58,28 @@ export function openPostgres(
     keepAlive: true,
   });
   migrations.on('error', onIdleError);
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: migrations }) });
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  const migrationsDb = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: migrations }) });
 
   let closed: Promise<void> | undefined;
   return {
     kind: 'postgres',
     where: `PostgreSQL at ${new URL(url).host}${new URL(url).pathname}`,
     db,
-    driver: pool,
+    migrations: migrationsDb,
+    poolState: () => ({
+      inUse: pool.totalCount - pool.idleCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+    }),
+    // As many batches at once as the pool has connections; more sign-ups wait and go together.
+    writers: poolSize,
     isUnavailable,
-    close: () => (closed ??= Promise.all([db.destroy(), pool.end()]).then(() => {})),
+    // Kysely ends a pool only once it has used it; a pool it never used is ended here, so that
+    // no query runs after close.
+    close: () =>
+      (closed ??= Promise.all([db.destroy(), migrationsDb.destroy()]).then(async () => {
+        if (!pool.ended) await pool.end();
+      })),
   };
 }

@@ -1,6 +1,4 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
-import type { Pool } from 'pg';
 
 // Column types as stored. created_at is UTC ISO-8601 text on both kinds, so that ordering and
 // the 24-hour window compare as plain strings and the export prints the same text from either.
@@ -66,12 +64,14 @@ export interface VisitTotalsTable {
   visitors: number;
 }
 
-// Deleted submissions, counted per UTC day of the submission and link of its lead ('' for no
-// marketer, no package) before they go, so the report stays right: no person is in it.
+// Deleted submissions, counted per UTC day of the submission and link and campaign of its lead
+// ('' for none) before they go, so that every count of a lead stays right: no person is in it.
 export interface SignUpTotalsTable {
   day: string;
   marketing_id: string;
   package_key: string;
+  utm_source: string;
+  utm_campaign: string;
   leads: number;
   repeats: number;
 }
@@ -79,11 +79,12 @@ export interface SignUpTotalsTable {
 export type WebhookEventType = 'registration.created' | 'registration.repeated';
 export type WebhookEventStatus = 'pending' | 'delivered' | 'failed';
 
-// One per stored submission while webhooks are on (docs/webhooks.md). Times are ISO text, as
-// in registrations. `locked_until` is the claim of the instance delivering it (a lease).
+// The outbox (docs/webhooks.md). An event is about a subject, whose id its type tells how to
+// read (today every type's subject is a registration). Times are ISO text, as in
+// registrations. `locked_until` is the claim of the instance delivering it (a lease).
 export interface WebhookEventsTable {
   id: string;
-  registration_id: string;
+  subject_id: string;
   type: WebhookEventType;
   status: WebhookEventStatus;
   attempts: number;
@@ -94,7 +95,7 @@ export interface WebhookEventsTable {
   last_error: string | null;
 }
 
-/** Every table, for Kysely (which runs the migrations). */
+/** Every table, for Kysely. */
 export interface Tables {
   registrations: RegistrationsTable;
   visits: VisitsTable;
@@ -103,22 +104,22 @@ export interface Tables {
   webhook_events: WebhookEventsTable;
 }
 
-/**
- * An open database: Kysely for the migrations, the raw driver for the repositories' prepared
- * statements, and how to tell "the database is out of reach" from a bug.
- */
-interface DatabaseHandle<K extends 'sqlite' | 'postgres', Driver> {
-  kind: K;
+export type DatabaseKind = 'sqlite' | 'postgres';
+
+/** An open database: Kysely for every query, and how to tell "out of reach" from a bug. */
+export interface Database {
+  kind: DatabaseKind;
   /** Which database, for messages: never the password. */
   where: string;
+  /** Every query goes through it (on PostgreSQL: the pool with the requests' time limits). */
   db: Kysely<Tables>;
-  driver: Driver;
+  /** The migrations' own connection: no statement time-out cuts a long migration off. */
+  migrations: Kysely<Tables>;
   isUnavailable: (error: unknown) => boolean;
+  /** PostgreSQL's pool, for the metrics; null on SQLite. */
+  poolState: (() => { inUse: number; idle: number; waiting: number }) | null;
+  /** How many sign-up batches may be written at once: SQLite has one writer. */
+  writers: number;
   /** Closes every connection; calling it again does nothing. */
   close: () => Promise<void>;
 }
-
-export type SqliteDatabase = DatabaseHandle<'sqlite', BetterSqlite3.Database>;
-export type PostgresDatabase = DatabaseHandle<'postgres', Pool>;
-/** What `openDatabase` gives: one of the two kinds, told apart by `kind`. */
-export type Database = SqliteDatabase | PostgresDatabase;

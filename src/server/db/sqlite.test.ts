@@ -19,11 +19,28 @@ describe('openSqlite', () => {
     await migrateToLatest(database);
     expect(existsSync(file)).toBe(true);
 
-    const insert = database.driver.prepare(
-      `insert into registrations (id, created_at, name, phone, notes)
-       values (?, '2026-11-23T00:00:00.000Z', 'سارة', '966512345678', 'تجربة مجانية')`,
-    );
-    insert.run('first');
+    const insert = (id: string) =>
+      database.db
+        .insertInto('registrations')
+        .values({
+          id,
+          created_at: '2026-11-23T00:00:00.000Z',
+          name: 'سارة',
+          email: null,
+          phone: '966512345678',
+          notes: 'تجربة مجانية',
+          marketing_id: null,
+          package_key: null,
+          source: null,
+          repeat_of: null,
+          utm_source: null,
+          utm_medium: null,
+          utm_campaign: null,
+          utm_term: null,
+          utm_content: null,
+        })
+        .execute();
+    await insert('first');
     const reader = new BetterSqlite3(file, { readonly: true });
     onTestFinished(() => {
       reader.close();
@@ -33,7 +50,7 @@ describe('openSqlite', () => {
     expect(count.get()).toBe(1);
 
     // Without WAL the commit would wait for the reader's lock, then fail after busy_timeout.
-    insert.run('second');
+    await insert('second');
     expect(count.get()).toBe(1);
     reader.exec('commit');
     expect(count.get()).toBe(2);

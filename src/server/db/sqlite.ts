@@ -2,14 +2,14 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import type { SqliteDatabase, Tables } from './schema';
+import type { Database, Tables } from './schema';
 
 // Another process held the write lock past busy_timeout, or the disk failed or filled up: the
 // request may succeed later. Anything else (a closed handle, bad SQL) is a bug, answered 500.
 const unavailableCodes = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|PROTOCOL)/;
 
 /** Everything specific to SQLite lives here: the driver and the durability settings. */
-export function openSqlite(file: string): SqliteDatabase {
+export function openSqlite(file: string): Database {
   if (file !== ':memory:') {
     // Personal data: only the server's own user may read it. SQLite gives the -wal and -shm
     // files the database file's mode.
@@ -32,7 +32,9 @@ export function openSqlite(file: string): SqliteDatabase {
     kind: 'sqlite',
     where: `SQLite at ${file}`,
     db,
-    driver,
+    migrations: db,
+    poolState: null,
+    writers: 1,
     isUnavailable: (error) =>
       error instanceof BetterSqlite3.SqliteError && unavailableCodes.test(error.code),
     close: async () => {

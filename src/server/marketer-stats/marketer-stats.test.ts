@@ -95,7 +95,7 @@ describe.each(testBackends)('on $name', (backend) => {
   }
 
   it('gives a marketer the numbers of their links: visits through the pages, first sign-ups through the API', async () => {
-    const { app, key, stats } = await start();
+    const { app, services, key, stats } = await start();
     const visit = (path: string, agent = phone, remoteAddress = '203.0.113.7') =>
       app.inject({ method: 'GET', url: path, remoteAddress, headers: { 'user-agent': agent } });
     await visit('/register/register-client/premium_reco/42');
@@ -105,7 +105,7 @@ describe.each(testBackends)('on $name', (backend) => {
     await visit('/register/marketer/43');
     await visit('/register/register-client/premium_reco');
     await new Promise((resolve) => setImmediate(resolve));
-    await app.visits.flush();
+    await services.visits.flush();
     const signUp = (phoneNumber: string, route: { packageName?: string; marketingId?: string }) =>
       app.inject({
         method: 'POST',
@@ -139,7 +139,7 @@ describe.each(testBackends)('on $name', (backend) => {
 
   it('counts the finished days, rolled up, with today, each on its own date', async () => {
     const clock = { now: new Date('2026-11-22T12:00:00Z') };
-    const { app, key, stats } = await start(jwksEnv(), () => clock.now);
+    const { app, services, key, stats } = await start(jwksEnv(), () => clock.now);
     const visit = async (agent: string) => {
       await app.inject({
         method: 'GET',
@@ -147,7 +147,7 @@ describe.each(testBackends)('on $name', (backend) => {
         headers: { 'user-agent': agent },
       });
       await new Promise((resolve) => setImmediate(resolve));
-      await app.visits.flush();
+      await services.visits.flush();
     };
     await visit(phone);
     await app.inject({

@@ -1,5 +1,5 @@
 import type { LinkNumbers, MarketerStats, StatsPeriod } from '../../domain/marketer-stats';
-import type { DayLeads } from '../registrations/registration-repository';
+import type { SignUpCount } from '../registrations/sign-up-counts';
 import type { DayVisits } from '../visits/visit-repository';
 
 /** The first UTC day (YYYY-MM-DD) of a period that ends today. */
@@ -8,8 +8,8 @@ export function firstDay(days: StatsPeriod, now: Date): string {
 }
 
 /**
- * One marketer's numbers from their rows per day and package, counted as `npm run report` counts
- * them: unique visitors added up over days, conversion as sign-ups per hundred unique visitors
+ * One marketer's numbers from their visits and leads per day and package (the leads counted by
+ * countSignUps, as the report counts them): unique visitors added up over days, conversion as sign-ups per hundred unique visitors
  * (one decimal; null when nobody visited). Every day of the period is listed, zeros included,
  * oldest first, so a chart needs no gaps filled.
  */
@@ -18,7 +18,7 @@ export function buildMarketerStats(
   days: StatsPeriod,
   now: Date,
   visits: DayVisits[],
-  leads: DayLeads[],
+  leads: SignUpCount<'day' | 'package_key'>[],
 ): MarketerStats {
   const byDay = new Map<string, { date: string; visits: number; sign_ups: number }>();
   for (let day = 0; day < days; day++) {
@@ -42,8 +42,8 @@ export function buildMarketerStats(
     if (day !== undefined) day.visits += row.visits;
   }
   for (const row of leads) {
-    link(row.packageKey).sign_ups += row.leads;
-    const day = byDay.get(row.day);
+    link(row.package_key).sign_ups += row.leads;
+    const day = byDay.get(row.day ?? '');
     if (day !== undefined) day.sign_ups += row.leads;
   }
   const by_package = [...byPackage.values()].sort((a, b) =>

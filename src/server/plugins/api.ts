@@ -3,15 +3,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { registrationRoutes } from '../registrations/registration-routes';
 import type { SignUpOptions } from '../registrations/sign-up';
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Set at SIGTERM: /api/ready answers 503 until the server closes. */
-    draining: boolean;
-  }
-}
-
 export interface ApiOptions extends SignUpOptions {
   corsOrigins: string[];
+  /** Set at SIGTERM: /api/ready answers 503 until the server closes. */
+  lifecycle: { draining: boolean };
 }
 
 /**
@@ -21,7 +16,7 @@ export interface ApiOptions extends SignUpOptions {
  */
 export const apiPlugin: FastifyPluginAsyncZod<ApiOptions> = async (
   api,
-  { corsOrigins, repository, proofOfWork, now, rateLimitPerMinute },
+  { corsOrigins, lifecycle, repository, proofOfWork, now, rateLimitPerMinute },
 ) => {
   // An empty list still answers with Vary: Origin and never with an allow-origin header.
   await api.register(cors, { origin: corsOrigins, credentials: true, methods: ['POST'] });
@@ -37,9 +32,9 @@ export const apiPlugin: FastifyPluginAsyncZod<ApiOptions> = async (
   // Readiness, for a load balancer: not while draining at shutdown (serve.ts), nor while the
   // database does not answer. /api/health stays the liveness check.
   api.get('/ready', async (request, reply) => {
-    if (api.draining) return reply.code(503).send({ status: 'draining' });
+    if (lifecycle.draining) return reply.code(503).send({ status: 'draining' });
     try {
-      await api.registrations.ping();
+      await repository.ping();
       return await reply.send({ status: 'ready' });
     } catch (error) {
       request.log.warn({ err: error }, 'not ready: the database did not answer');
@@ -49,7 +44,7 @@ export const apiPlugin: FastifyPluginAsyncZod<ApiOptions> = async (
 
   api.get('/health', async (request, reply) => {
     try {
-      await api.registrations.ping();
+      await repository.ping();
       return await reply.send({ status: 'ok' });
     } catch (error) {
       request.log.error({ err: error }, 'database did not answer');

@@ -3,7 +3,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ar, arStats } from '../../domain/catalogue';
 import { marketerStatsPath, statsPeriods } from '../../domain/marketer-stats';
+import type { Database } from '../db/schema';
 import type { MarketerAuthConfig } from '../env';
+import { countSignUps } from '../registrations/sign-up-counts';
+import type { VisitRepository } from '../visits/visit-repository';
 import { createMarketerVerifier, tokenOf } from '../marketer-stats/marketer-auth';
 import { buildMarketerStats, firstDay } from '../marketer-stats/marketer-stats';
 
@@ -17,6 +20,8 @@ declare module 'fastify' {
 export interface MarketerStatsOptions {
   config: MarketerAuthConfig;
   now: () => Date;
+  database: Database;
+  visits: VisitRepository;
 }
 
 // A page opened now and then asks a few times a minute; a script asks far more.
@@ -36,7 +41,7 @@ const query = z.object({
  */
 export const marketerStatsPlugin: FastifyPluginAsyncZod<MarketerStatsOptions> = async (
   app,
-  { config, now },
+  { config, now, database, visits },
 ) => {
   const verify = createMarketerVerifier(config);
 
@@ -85,11 +90,11 @@ export const marketerStatsPlugin: FastifyPluginAsyncZod<MarketerStatsOptions> = 
       const { days } = request.query;
       const today = now();
       const since = firstDay(days, today);
-      const [visits, leads] = await Promise.all([
-        app.visitRepository.marketerDays(marketingId, since),
-        app.registrations.marketerLeadDays(marketingId, new Date(`${since}T00:00:00Z`)),
+      const [visited, leads] = await Promise.all([
+        visits.marketerDays(marketingId, since),
+        countSignUps(database.db, ['day', 'package_key'], { since, marketingId }),
       ]);
-      return buildMarketerStats(marketingId, days, today, visits, leads);
+      return buildMarketerStats(marketingId, days, today, visited, leads);
     },
   );
 };

@@ -17,8 +17,10 @@ import type {
   RenderPage,
 } from '../../domain/render-contract';
 import type { LogoFile } from '../brand-logo';
+import type { Metrics } from '../metrics';
 import { formRoutes, queryOf } from '../registrations/form-routes';
 import type { SignUpOptions } from '../registrations/sign-up';
+import type { VisitCounter } from '../visits/visit-counter';
 
 /**
  * Where the pages come from: the build (`loadBuild`) in production, Vite in development
@@ -51,6 +53,8 @@ export interface PagesOptions extends SignUpOptions {
   };
   /** Set when marketers may see their numbers: the localStorage key of the platform's token. */
   marketerStatsStorageKey: string | undefined;
+  visits: VisitCounter;
+  metrics: Metrics | null;
 }
 
 const immutable = 'public, max-age=31536000, immutable';
@@ -164,6 +168,8 @@ export async function pagesPlugin(
     now,
     rateLimitPerMinute,
     marketerStatsStorageKey,
+    visits,
+    metrics,
   }: PagesOptions,
 ) {
   const brand: Brand = {
@@ -226,21 +232,21 @@ export async function pagesPlugin(
     if (request.method === 'GET') countView(form, reply.statusCode);
     if (form === undefined || request.method !== 'GET' || reply.statusCode !== 200) return;
     try {
-      const counted = app.visits.record({
+      const counted = visits.record({
         ...form,
         // Cleaned as the page cleans them for its sign-up, so that the two meet in the report.
         utm: utmFromQuery(queryOf(request)),
         ip: request.ip,
         userAgent: request.headers['user-agent'],
       });
-      if (counted) app.metrics?.visits.inc();
+      if (counted) metrics?.visits.inc();
     } catch (error) {
       request.log.warn({ err: error }, 'a page visit could not be counted');
     }
   }
 
   function countView(form: RouteAttribution | undefined, status: number) {
-    if (app.metrics === null || (status !== 200 && status !== 404)) return;
+    if (metrics === null || (status !== 200 && status !== 404)) return;
     const screen =
       status === 404
         ? 'not_found'
@@ -249,7 +255,7 @@ export async function pagesPlugin(
           : form.packageName === undefined
             ? 'free_trial'
             : 'form_package';
-    app.metrics.pageViews.inc({ screen });
+    metrics.pageViews.inc({ screen });
   }
   app.get('/register', { onResponse: countVisit }, renderPage);
   app.get('/register/*', { onResponse: countVisit }, renderPage);

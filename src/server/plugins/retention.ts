@@ -1,9 +1,12 @@
 import fp from 'fastify-plugin';
+import type { Deleted, Selection } from '../registrations/personal-data';
 
 export interface RetentionPluginOptions {
   /** RETENTION_DAYS: submissions older than this are deleted. */
   days: number;
   now: () => Date;
+  /** registrations/personal-data.ts's, on the app's database. */
+  deleteSubmissions: (selection: Selection) => Promise<Deleted>;
   intervalMs?: number;
 }
 
@@ -15,13 +18,13 @@ const dayMs = 24 * 60 * 60 * 1000;
  * Every instance runs it: a second run finds nothing left to delete.
  */
 export const retentionPlugin = fp<RetentionPluginOptions>(
-  async (app, { days, now, intervalMs = dayMs }) => {
+  async (app, { days, now, deleteSubmissions, intervalMs = dayMs }) => {
     let running: Promise<void> = Promise.resolve();
 
     async function deleteExpired() {
       try {
         const createdBefore = new Date(now().getTime() - days * dayMs).toISOString();
-        const { ids, webhookEvents } = await app.deleteSubmissions({ createdBefore });
+        const { ids, webhookEvents } = await deleteSubmissions({ createdBefore });
         // How many, never which: an id leads to nothing once its row is gone, yet a log is
         // kept longer than the data and copied wider.
         if (ids.length > 0) {
@@ -44,11 +47,10 @@ export const retentionPlugin = fp<RetentionPluginOptions>(
     });
     const timer = setInterval(run, intervalMs);
     timer.unref();
-    // Registered after the database plugin, so this runs before the database closes.
     app.addHook('onClose', async () => {
       clearInterval(timer);
       await running;
     });
   },
-  { name: 'retention', dependencies: ['database'] },
+  { name: 'retention' },
 );

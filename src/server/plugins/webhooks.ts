@@ -1,25 +1,26 @@
 import fp from 'fastify-plugin';
 import { Gauge } from 'prom-client';
 import type { WebhookConfig } from '../env';
+import type { Metrics } from '../metrics';
 import { startDelivery } from '../webhooks/delivery';
-import type { OutboxStatus } from '../webhooks/outbox';
+import type { Outbox, OutboxStatus } from '../webhooks/outbox';
 
 export interface WebhooksPluginOptions {
   config: WebhookConfig;
   now: () => Date;
+  outbox: Outbox;
+  metrics: Metrics | null;
   pollMs?: number;
   maxInFlight?: number;
 }
 
 /** Delivers the outbox's events to WEBHOOK_URL while the server runs (docs/webhooks.md). */
 export const webhooksPlugin = fp<WebhooksPluginOptions>(
-  async (app, options) => {
-    const { metrics, outbox } = app;
+  async (app, { metrics, ...options }) => {
+    const { outbox } = options;
     const delivery = startDelivery({
       ...options,
-      outbox,
       log: app.log,
-      busy: () => app.signUpsCrowding(),
       onAttempt: metrics
         ? (result, lagSeconds) => {
             metrics.webhookAttempts.inc({ result });
@@ -59,9 +60,8 @@ export const webhooksPlugin = fp<WebhooksPluginOptions>(
         },
       });
     }
-    // Registered after the database plugin, so this runs before the database closes: the
-    // deliveries in flight hand their events back first.
+    // Before the database closes (app.ts): the deliveries in flight hand their events back.
     app.addHook('onClose', () => delivery.stop());
   },
-  { name: 'webhooks', dependencies: ['database'] },
+  { name: 'webhooks' },
 );

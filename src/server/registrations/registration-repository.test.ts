@@ -11,6 +11,7 @@ import {
   type TestBackend,
 } from '../../../testing/server-test-helpers';
 import { createRegistrationRepository } from './registration-repository';
+import { countSignUps } from './sign-up-counts';
 
 async function openRepository({ database: kind }: TestBackend) {
   const database = await createTestDatabase(kind);
@@ -18,8 +19,8 @@ async function openRepository({ database: kind }: TestBackend) {
   const opened = await openDatabase(loadConfig({ DATABASE_URL: database.url }).database);
   await migrateToLatest(opened);
   const repository = createRegistrationRepository(opened);
-  onTestFinished(() => repository.close());
-  return { repository, url: database.url };
+  onTestFinished(() => opened.close());
+  return { repository, database: opened, url: database.url };
 }
 
 const signUp = {
@@ -58,16 +59,18 @@ describe.each(testBackends)('on $name', (backend) => {
     });
 
     it('counts leads and repeats per link, each repeat for the marketer of its lead', async () => {
-      const { repository } = await openRepository(backend);
+      const { repository, database } = await openRepository(backend);
+      const countByLink = (since?: string) =>
+        countSignUps(database.db, ['marketing_id', 'package_key'], { since, repeats: true });
       await repository.register(signUp, now);
       await repository.register({ ...signUp, marketing_id: '7' }, new Date('2025-03-01T10:00Z'));
       await repository.register(signUp, new Date('2025-03-02T10:00Z'));
 
-      expect(await repository.countByLink()).toEqual([
-        { marketingId: '42', packageKey: 'premium_reco', leads: 2, repeats: 1 },
+      expect(await countByLink()).toEqual([
+        { marketing_id: '42', package_key: 'premium_reco', leads: 2, repeats: 1 },
       ]);
-      expect(await repository.countByLink({ since: new Date('2025-03-01T09:30Z') })).toEqual([
-        { marketingId: '42', packageKey: 'premium_reco', leads: 1, repeats: 1 },
+      expect(await countByLink('2025-03-01T09:30:00.000Z')).toEqual([
+        { marketing_id: '42', package_key: 'premium_reco', leads: 1, repeats: 1 },
       ]);
     });
 
@@ -88,9 +91,9 @@ describe.each(testBackends)('on $name', (backend) => {
     });
 
     it('answers ping while open and throws once closed', async () => {
-      const { repository } = await openRepository(backend);
+      const { repository, database } = await openRepository(backend);
       await expect(repository.ping()).resolves.toBeUndefined();
-      await repository.close();
+      await database.close();
       await expect(repository.ping()).rejects.toThrow();
     });
   });
@@ -130,10 +133,10 @@ const holding: Record<TestBackend['database'], (url: string) => Promise<() => Pr
     // The advisory lock of the second sign-up, held past the server's 5 s statement_timeout.
     const holder = new pg.Client({ connectionString: url });
     await holder.connect();
-    await holder.query(`select pg_advisory_lock(hashtextextended($1 || ' ' || $2, 0))`, [
-      distinct(2).phone,
-      distinct(2).notes,
-    ]);
+    await holder.query(
+      `select pg_advisory_lock(hashtextextended('sign-up ' || $1 || ' ' || $2, 0))`,
+      [distinct(2).phone, distinct(2).notes],
+    );
     return () => holder.end();
   },
 };

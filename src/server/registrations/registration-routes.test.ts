@@ -234,8 +234,8 @@ describe.each(testBackends)('on $name', (backend) => {
     });
 
     it('answers anything unexpected with 500 and the generic Arabic text, no details', async () => {
-      const { app } = await buildTestApp(backend);
-      await app.registrations.close();
+      const { app, services } = await buildTestApp(backend);
+      await services.database.close();
       const response = await app.inject({ method: 'POST', url, payload });
       expect(response.statusCode).toBe(500);
       expect(response.json()).toEqual({ error: ar.errorGeneric });

@@ -29,16 +29,14 @@ export interface VisitCounter {
    * view of the same link noted since the last write.
    */
   record(view: PageView): boolean;
-  /** Writes what was noted so far; runs every second, and on close. Never throws: it logs. */
+  /** Writes what was noted so far (plugins/visits.ts: every second, and on close). Never throws: it logs. */
   flush(): Promise<void>;
-  close(): Promise<void>;
 }
 
 export interface VisitCounterOptions {
   salts: VisitSalts;
   now: () => Date;
   log: FastifyBaseLogger;
-  flushIntervalMs?: number;
 }
 
 // Past this many distinct keys a flush starts at once, so memory stays bounded under a flood.
@@ -65,7 +63,7 @@ interface Pending {
  */
 export function createVisitCounter(
   repository: VisitRepository,
-  { salts, now, log, flushIntervalMs = 1000 }: VisitCounterOptions,
+  { salts, now, log }: VisitCounterOptions,
 ): VisitCounter {
   let pending = new Map<string, Pending>();
   let flushing: Promise<void> = Promise.resolve();
@@ -133,9 +131,6 @@ export function createVisitCounter(
     return flushing;
   }
 
-  const timer = setInterval(() => void flush(), flushIntervalMs);
-  timer.unref();
-
   return {
     record({ marketingId, packageName, utm = {}, ip, userAgent = '' }) {
       if (linkPreviewAgents.test(userAgent)) return false;
@@ -162,9 +157,5 @@ export function createVisitCounter(
       return true;
     },
     flush,
-    async close() {
-      clearInterval(timer);
-      await flush();
-    },
   };
 }

@@ -1,4 +1,6 @@
-import type { Database, PostgresDatabase, SqliteDatabase, VisitsTable } from '../db/schema';
+import { sql } from 'kysely';
+import { writeTransaction } from '../db/dialect';
+import type { Database, VisitsTable } from '../db/schema';
 
 /** One visitor of one link on one UTC day. */
 export interface Visit {
@@ -56,153 +58,63 @@ export interface DayVisits {
   visitors: number;
 }
 
-interface Counts {
-  visits: number | string;
-  visitors: number | string;
-}
-type TotalsRow = Counts & { marketing_id: string; package_key: string };
-type CampaignTotalsRow = Counts & { utm_source: string; utm_campaign: string };
-
-interface DayRow {
-  day: string;
-  package_key: string;
-  visits: number | string;
-  visitors: number | string;
-}
-
-/** What each database kind implements, in its own driver. */
-interface Statements {
-  add(rows: VisitsTable[]): Promise<void>;
-  rollUp(day: string): Promise<void>;
-  totals(since: string): Promise<TotalsRow[]>;
-  campaignTotals(since: string): Promise<CampaignTotalsRow[]>;
-  marketerDays(marketingId: string, since: string): Promise<DayRow[]>;
-}
-
-const upsert = `insert into visits (day, marketing_id, package_key, utm_source, utm_campaign,
-  visitor_hash, count)`;
-// A visitor's first view of a link on a day is the visit, its campaign the one counted.
-const onConflict = 'on conflict (day, marketing_id, package_key, visitor_hash) do nothing';
-const totalsKey = 'day, marketing_id, package_key, utm_source, utm_campaign';
-// Rows from before this rule counted a visitor's page views: those roll up as they are.
-const rolledUp = `select ${totalsKey}, sum(count) as visits, count(*) as visitors
-  from $rows group by ${totalsKey}`;
-const addTotals = `insert into visit_totals (${totalsKey}, visits, visitors)
-  ${rolledUp} on conflict (${totalsKey}) do update set
-  visits = visit_totals.visits + excluded.visits, visitors = visit_totals.visitors + excluded.visitors`;
-// The finished days' totals and today's visitor rows, counted alike; `where` is applied to each,
-// so that each table's index serves it.
-const allDays = (where: string) => `(select ${totalsKey}, visits, visitors
-    from visit_totals where ${where}
-  union all select ${totalsKey}, count, 1 from visits where ${where}) as days`;
-/** Visits and visitors from the day $since on, grouped by `columns`. */
-const totalsBy = (columns: string) => `select ${columns}, sum(visits) as visits,
-    sum(visitors) as visitors from ${allDays('day >= $since')} group by ${columns}`;
-const totals = totalsBy('marketing_id, package_key');
-const campaignTotals = totalsBy('utm_source, utm_campaign');
-const marketerDays = `select day, package_key, sum(visits) as visits, sum(visitors) as visitors
-  from ${allDays('marketing_id = $marketer and day >= $since')} group by day, package_key`;
-
-// Prepared once, like the registrations' statements: a flush runs every second under load.
-function sqliteStatements({ driver }: SqliteDatabase): Statements {
-  const insert = driver.prepare<VisitsTable>(
-    `${upsert} values (@day, @marketing_id, @package_key, @utm_source, @utm_campaign,
-      @visitor_hash, @count) ${onConflict}`,
-  );
-  const addAll = driver.transaction((rows: VisitsTable[]) => {
-    for (const row of rows) insert.run(row);
-  });
-  const rollUp = driver.transaction((day: string) => {
-    driver
-      .prepare(addTotals.replace('$rows', '(select * from visits where day < ?) as days'))
-      .run(day);
-    driver.prepare('delete from visits where day < ?').run(day);
-  });
-  const selectTotals = driver.prepare<{ since: string }, TotalsRow>(
-    totals.replaceAll('$since', '@since'),
-  );
-  const selectMarketerDays = driver.prepare<{ marketer: string; since: string }, DayRow>(
-    marketerDays.replaceAll('$marketer', '@marketer').replaceAll('$since', '@since'),
-  );
-  const selectCampaignTotals = driver.prepare<{ since: string }, CampaignTotalsRow>(
-    campaignTotals.replaceAll('$since', '@since'),
-  );
-  return {
-    async add(rows) {
-      addAll(rows);
-    },
-    async rollUp(day) {
-      rollUp.immediate(day);
-    },
-    async totals(since) {
-      return selectTotals.all({ since });
-    },
-    async campaignTotals(since) {
-      return selectCampaignTotals.all({ since });
-    },
-    async marketerDays(marketer, since) {
-      return selectMarketerDays.all({ marketer, since });
-    },
-  };
-}
-
-function postgresStatements({ driver: pool }: PostgresDatabase): Statements {
-  // A whole flush is one statement: arrays in, one row each. The rows come sorted by key, so
-  // two instances updating the same rows lock them in the same order and cannot deadlock.
-  const insert = {
-    name: 'tasjeel-visits-add',
-    text: `${upsert}
-      select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
-        $6::text[], $7::integer[])
-      ${onConflict}`,
-  };
-  return {
-    async add(rows) {
-      const columns = [
-        'day',
-        'marketing_id',
-        'package_key',
-        'utm_source',
-        'utm_campaign',
-        'visitor_hash',
-        'count',
-      ] as const;
-      await pool.query({ ...insert, values: columns.map((column) => rows.map((r) => r[column])) });
-    },
-    async rollUp(day) {
-      // One statement: the rows one instance deletes, no other can roll up again.
-      await pool.query({
-        name: 'tasjeel-visits-roll-up',
-        text: `with moved as (delete from visits where day < $1 returning *)
-          ${addTotals.replace('$rows', 'moved')}`,
-        values: [day],
-      });
-    },
-    async totals(since) {
-      const { rows } = await pool.query<TotalsRow>(totals.replaceAll('$since', '$1'), [since]);
-      return rows;
-    },
-    async marketerDays(marketer, since) {
-      const { rows } = await pool.query<DayRow>({
-        name: 'tasjeel-visits-marketer-days',
-        text: marketerDays.replaceAll('$marketer', '$1').replaceAll('$since', '$2'),
-        values: [marketer, since],
-      });
-      return rows;
-    },
-    async campaignTotals(since) {
-      const { rows } = await pool.query<CampaignTotalsRow>(
-        campaignTotals.replaceAll('$since', '$1'),
-        [since],
-      );
-      return rows;
-    },
-  };
-}
+type Totals = { visits: number | string; visitors: number | string };
+const key = ['day', 'marketing_id', 'package_key', 'utm_source', 'utm_campaign'] as const;
 
 export function createVisitRepository(database: Database): VisitRepository {
-  const statements =
-    database.kind === 'sqlite' ? sqliteStatements(database) : postgresStatements(database);
+  const { db } = database;
+
+  /**
+   * The finished days' totals and today's visitor rows, counted alike (a visitor row is one
+   * visitor, its count the visits of rows from before a visit was one a visitor, link and day),
+   * from the day `since` on and, when given, for one marketer.
+   */
+  async function counted(since: string, marketingId?: string) {
+    const rows = await db
+      .selectFrom(
+        db
+          .selectFrom('visit_totals')
+          .select([...key, 'visits', 'visitors'])
+          .where('day', '>=', since)
+          .$if(marketingId !== undefined, (q) => q.where('marketing_id', '=', marketingId!))
+          .unionAll(
+            db
+              .selectFrom('visits')
+              .select((eb) => [...key, eb.ref('count').as('visits'), sql<number>`1`.as('visitors')])
+              .where('day', '>=', since)
+              .$if(marketingId !== undefined, (q) => q.where('marketing_id', '=', marketingId!)),
+          )
+          .as('days'),
+      )
+      .select((eb) => [
+        ...key,
+        eb.fn.sum<number | string>('visits').as('visits'),
+        eb.fn.sum<number | string>('visitors').as('visitors'),
+      ])
+      .groupBy([...key])
+      .execute();
+    // PostgreSQL's sum is a bigint, which pg gives as text.
+    return rows.map((row) => ({
+      ...row,
+      visits: Number(row.visits),
+      visitors: Number(row.visitors),
+    }));
+  }
+
+  /** Adds up `rows` by the keys `by` gives, '' read as null. */
+  function sumBy<Row extends Totals>(rows: Row[], by: (row: Row) => (string | null)[]) {
+    const sums = new Map<string, { keys: (string | null)[]; visits: number; visitors: number }>();
+    for (const row of rows) {
+      const keys = by(row).map((value) => (value === '' ? null : value));
+      const id = JSON.stringify(keys);
+      const sum = sums.get(id) ?? { keys, visits: 0, visitors: 0 };
+      sum.visits += Number(row.visits);
+      sum.visitors += Number(row.visitors);
+      sums.set(id, sum);
+    }
+    return [...sums.values()];
+  }
+
   return {
     async add(visits) {
       if (visits.length === 0) return;
@@ -216,37 +128,74 @@ export function createVisitRepository(database: Database): VisitRepository {
           visitor_hash: visit.visitorHash,
           count: 1,
         }))
+        // Sorted by key, so that two instances writing the same rows lock them in one order
+        // and cannot deadlock.
         .sort((a, b) => compareKeys(a, b));
-      await statements.add(rows);
+      // A visitor's first view of a link on a day is the visit, its campaign the one counted.
+      await db
+        .insertInto('visits')
+        .values(rows)
+        .onConflict((oc) =>
+          oc.columns(['day', 'marketing_id', 'package_key', 'visitor_hash']).doNothing(),
+        )
+        .execute();
     },
-    rollUp: (day) => statements.rollUp(day),
+    async rollUp(day) {
+      // Under one lock, so that of two instances only the first moves a day's rows.
+      await writeTransaction(database, ['visits roll-up'], async (trx) => {
+        await trx
+          .insertInto('visit_totals')
+          .columns([...key, 'visits', 'visitors'])
+          .expression(
+            trx
+              .selectFrom('visits')
+              .select((eb) => [
+                ...key,
+                eb.fn.sum<number>('count').as('visits'),
+                eb.fn.countAll<number>().as('visitors'),
+              ])
+              .where('day', '<', day)
+              .groupBy([...key]),
+          )
+          .onConflict((oc) =>
+            oc.columns([...key]).doUpdateSet((eb) => ({
+              visits: eb(eb.ref('visit_totals.visits'), '+', eb.ref('excluded.visits')),
+              visitors: eb(eb.ref('visit_totals.visitors'), '+', eb.ref('excluded.visitors')),
+            })),
+          )
+          .execute();
+        await trx.deleteFrom('visits').where('day', '<', day).execute();
+      });
+    },
     async totals({ since } = {}) {
-      const rows = await statements.totals(since ?? '');
-      return rows.map((row) => ({
-        marketingId: row.marketing_id === '' ? null : row.marketing_id,
-        packageKey: row.package_key === '' ? null : row.package_key,
-        // PostgreSQL's count and sum are bigint, which pg gives as text.
-        visits: Number(row.visits),
-        visitors: Number(row.visitors),
-      }));
+      return sumBy(await counted(since ?? ''), (row) => [row.marketing_id, row.package_key]).map(
+        ({ keys: [marketingId = null, packageKey = null], visits, visitors }) => ({
+          marketingId,
+          packageKey,
+          visits,
+          visitors,
+        }),
+      );
     },
     async campaignTotals({ since } = {}) {
-      const rows = await statements.campaignTotals(since ?? '');
-      return rows.map((row) => ({
-        utmSource: row.utm_source === '' ? null : row.utm_source,
-        utmCampaign: row.utm_campaign === '' ? null : row.utm_campaign,
-        visits: Number(row.visits),
-        visitors: Number(row.visitors),
-      }));
+      return sumBy(await counted(since ?? ''), (row) => [row.utm_source, row.utm_campaign]).map(
+        ({ keys: [utmSource = null, utmCampaign = null], visits, visitors }) => ({
+          utmSource,
+          utmCampaign,
+          visits,
+          visitors,
+        }),
+      );
     },
     async marketerDays(marketingId, since) {
-      const rows = await statements.marketerDays(marketingId, since);
-      return rows.map((row) => ({
-        day: row.day,
-        packageKey: row.package_key === '' ? null : row.package_key,
-        visits: Number(row.visits),
-        visitors: Number(row.visitors),
-      }));
+      return sumBy(await counted(since, marketingId), (row) => [row.day, row.package_key]).map(
+        ({ keys: [day = '', packageKey = null], visits, visitors }) => ({
+          day: day ?? '',
+          packageKey,
+          visits,
+          visitors,
+        }),
+      );
     },
   };
 }

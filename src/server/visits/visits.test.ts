@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/database';
 import { loadConfig } from '../env';
@@ -33,10 +34,12 @@ const previewAgents = [
 async function tableRows(databaseUrl: string, table: 'visits' | 'visit_totals') {
   const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
   try {
-    const query = `select * from ${table} order by 1, 2`;
-    return database.kind === 'sqlite'
-      ? (database.driver.prepare(query).all() as Record<string, unknown>[])
-      : (await database.driver.query<Record<string, unknown>>(query)).rows;
+    return await database.db
+      .selectFrom(table)
+      .selectAll()
+      .orderBy('day')
+      .orderBy('marketing_id')
+      .execute();
   } finally {
     await database.close();
   }
@@ -69,7 +72,7 @@ describe.each(testBackends)('on $name', (backend) => {
     const totals = async () => {
       // The count is taken once the response is sent; then it waits for the next flush.
       await new Promise((resolve) => setImmediate(resolve));
-      await test.app.visits.flush();
+      await test.services.visits.flush();
       const database = await openDatabase(loadConfig({ DATABASE_URL: test.databaseUrl }).database);
       try {
         return await createVisitRepository(database).totals();
@@ -217,7 +220,7 @@ describe.each(testBackends)('on $name', (backend) => {
         // secure_delete: the deleted hash is not left behind in the file's free pages.
         const file = databaseUrl.slice('sqlite:'.length);
         const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
-        if (database.kind === 'sqlite') database.driver.pragma('wal_checkpoint(TRUNCATE)');
+        await sql`pragma wal_checkpoint(TRUNCATE)`.execute(database.db);
         await database.close();
         expect(readFileSync(file).includes(String(first?.visitor_hash))).toBe(false);
       }
@@ -273,7 +276,7 @@ describe.each(testBackends)('on $name', (backend) => {
         for (const marketingId of ['1', 'refused', '2']) {
           counter.record({ marketingId, ip, userAgent: phone });
         }
-        await counter.close();
+        await counter.flush();
         const totalsByMarketer = (await stored.totals()).map((row) => row.marketingId).sort();
         expect(totalsByMarketer).toEqual(['1', '2']);
       } finally {

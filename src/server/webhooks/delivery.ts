@@ -1,35 +1,8 @@
-import { setMaxListeners } from 'node:events';
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { FastifyBaseLogger } from 'fastify';
-import { Webhook } from 'standardwebhooks';
-import { packageLabel } from '../../domain/packages';
-import { describeError } from '../db/database';
 import type { WebhookConfig } from '../env';
-import { utmOf } from '../registrations/registration-repository';
+import { createEndpointHealth } from './endpoint-health';
 import type { DueEvent, Outbox } from './outbox';
-
-/** The body of a delivery (docs/webhooks.md): the event and the registration it is about. */
-export function webhookPayload({ type, registration: row }: DueEvent) {
-  return {
-    type,
-    timestamp: row.created_at,
-    data: {
-      id: row.id,
-      created_at: row.created_at,
-      name: row.name,
-      email: row.email,
-      phone: row.phone,
-      notes: row.notes,
-      marketing_id: row.marketing_id,
-      package_key: row.package_key,
-      package_label: row.package_key === null ? null : packageLabel(row.package_key),
-      source: row.source,
-      repeat_of: row.repeat_of,
-      utm: utmOf(row),
-    },
-  };
-}
+import { createTransport, type Attempt } from './transport';
 
 export interface DeliveryOptions {
   outbox: Outbox;
@@ -41,11 +14,6 @@ export interface DeliveryOptions {
   pollMs?: number;
   /** Deliveries in flight at once, at most. */
   maxInFlight?: number;
-  /**
-   * Whether sign-ups are arriving faster than they are answered one by one: deliveries then go
-   * one a poll, and catch up once the burst has passed.
-   */
-  busy?: () => boolean;
   /** Hears of each attempt's result, with a delivered event's lag from its sign-up (metrics). */
   onAttempt?: (result: 'delivered' | 'failed' | 'gone', lagSeconds?: number) => void;
 }
@@ -55,23 +23,17 @@ export interface Delivery {
   stop(): Promise<void>;
 }
 
-type Attempt = { ok: true } | { ok: false; gone: boolean; error: string } | { aborted: true };
-
-/** Failed attempts in a row, over any events, after which the endpoint is taken to be down. */
-const failuresToPause = 10;
 /** The longest pause between two probes of an endpoint that is down. */
 const maxPauseMs = 60_000;
+// The slots that free up within a few ms are filled by one claim.
+const claimDelayMs = 5;
 
 /**
  * Delivers the outbox's events in the background, so that a sign-up never waits for the
- * endpoint: each due event is claimed, signed and POSTed; a 2xx settles it, anything else is
- * tried again after the next delay of the schedule, until the schedule ends and it is failed.
- *
- * An endpoint that fails `failuresToPause` attempts in a row is down: rather than send it every
- * due event (at the sign-ups' rate, and their cost), deliveries pause, first for the schedule's
- * first delay, then one event at a time probes it, the pause doubling up to `maxPauseMs` while
- * the probe fails. The events left waiting keep their attempts, so an outage spends no event's
- * schedule but the probes'; the first answered probe lets all of them go.
+ * endpoint: the polling loop claims due events, the transport signs and POSTs each, a 2xx
+ * settles it, anything else is tried again after the next delay of the schedule, until the
+ * schedule ends and it is failed. While the endpoint is down (endpoint-health.ts) one event at
+ * a time probes it; the events left waiting keep their attempts.
  */
 export function startDelivery({
   outbox,
@@ -80,65 +42,26 @@ export function startDelivery({
   now,
   pollMs = 100,
   maxInFlight = 64,
-  busy = () => false,
   onAttempt = () => {},
 }: DeliveryOptions): Delivery {
-  const webhook = new Webhook(config.secret);
-  const url = new URL(config.url);
-  const secure = url.protocol === 'https:';
-  // node:http rather than fetch: fetch cost about 1 ms of the event loop per request here,
-  // which at 200 sign-ups a second left the webhooks seconds behind. It follows no redirect
-  // (one could carry the personal data to another host: a 3xx is a failed attempt).
-  const agent = new (secure ? HttpsAgent : HttpAgent)({ keepAlive: true, maxSockets: maxInFlight });
-  const send = secure ? httpsRequest : httpRequest;
-
-  /** POSTs `body`; resolves with the status, rejects on no answer in time or a broken connection. */
-  function post(body: string, headers: Record<string, string>): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const request = send(url, {
-        method: 'POST',
-        agent,
-        headers: { ...headers, 'content-length': Buffer.byteLength(body) },
-        signal: stopping.signal,
-      });
-      const deadline = setTimeout(
-        () => request.destroy(new Error(`no answer within ${config.timeoutMs} ms`)),
-        config.timeoutMs,
-      );
-      request.on('response', (response) => {
-        clearTimeout(deadline);
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      });
-      request.on('error', (error) => {
-        clearTimeout(deadline);
-        reject(error);
-      });
-      request.end(body);
-    });
-  }
+  const transport = createTransport(config, maxInFlight);
+  const health = createEndpointHealth({
+    firstPauseMs: config.retryDelaysMs[0] ?? maxPauseMs,
+    maxPauseMs,
+  });
   // Long enough that an attempt, its time-out included, ends before another instance may take
   // the event: in a normal run nothing is sent twice.
   const leaseMs = config.timeoutMs + 5_000;
-  const claimDelayMs = 5;
-  const stopping = new AbortController();
-  // Each request in flight listens to it.
-  setMaxListeners(maxInFlight + 1, stopping.signal);
   const inFlight = new Set<Promise<void>>();
+  let stopped = false;
+  let gone = false;
   let timer: NodeJS.Timeout | undefined;
   let timerDue = Infinity;
   let pumping: Promise<void> | undefined;
-  let gone = false;
-  // The endpoint's health: failed attempts in a row, and the pause while it is down (0: up).
-  let failures = 0;
-  let pauseMs = 0;
-  let resumeAt = 0;
-  // While sign-ups crowd in, when the last event went out.
-  let trickledAt = -Infinity;
 
   // Asks the outbox again after `delayMs`, unless it is to be asked sooner already.
   function wake(delayMs: number) {
-    if (stopping.signal.aborted || gone) return;
+    if (stopped || gone) return;
     const due = performance.now() + delayMs;
     if (timer !== undefined && timerDue <= due) return;
     clearTimeout(timer);
@@ -151,19 +74,11 @@ export function startDelivery({
 
   async function pump() {
     if (gone) return;
-    const probing = pauseMs > 0;
-    if (probing && (performance.now() < resumeAt || inFlight.size > 0)) {
-      wake(Math.max(resumeAt - performance.now(), pollMs));
-      return;
-    }
-    // Sign-ups come first: a delivery's work on the event loop is time a waiting sign-up loses.
-    const yielding = !probing && busy();
-    if (yielding && (inFlight.size > 0 || performance.now() < trickledAt + pollMs)) {
-      wake(Math.max(trickledAt + pollMs - performance.now(), claimDelayMs));
-      return;
-    }
-    if (yielding) trickledAt = performance.now();
-    const free = probing || yielding ? 1 : maxInFlight - inFlight.size;
+    const state = health.now();
+    if (state.kind === 'paused') return wake(Math.max(state.forMs, pollMs));
+    const probing = state.kind === 'probe';
+    if (probing && inFlight.size > 0) return wake(pollMs);
+    const free = probing ? 1 : maxInFlight - inFlight.size;
     let claimed: DueEvent[] = [];
     if (free > 0) {
       const at = now();
@@ -173,12 +88,11 @@ export function startDelivery({
         log.warn({ err: error }, 'webhooks: could not read the outbox; trying again');
       }
     }
-    if (stopping.signal.aborted) {
+    if (stopped) {
       await outbox.release(claimed.map(({ id }) => id)).catch(() => {});
       return;
     }
     for (const event of claimed) {
-      // The slots that free up within a few ms are filled by one claim.
       const delivery = deliver(event, probing).finally(() => {
         inFlight.delete(delivery);
         wake(claimDelayMs);
@@ -186,61 +100,33 @@ export function startDelivery({
       inFlight.add(delivery);
     }
     // A full claim means more may be waiting; otherwise the outbox is asked again later.
-    if (!probing && !yielding) wake(free > 0 && claimed.length === free ? 0 : pollMs);
+    if (!probing) wake(free > 0 && claimed.length === free ? 0 : pollMs);
     else if (claimed.length === 0) wake(pollMs);
   }
 
-  /** Keeps the endpoint's health: pauses deliveries once it is down, resumes when it answers. */
-  function heard(answered: boolean, probe: boolean) {
-    if (answered) {
-      failures = 0;
-      if (pauseMs > 0) log.info('webhooks: the endpoint answers again; deliveries resume');
-      pauseMs = 0;
-      return;
-    }
-    failures += 1;
-    if (pauseMs === 0 && failures < failuresToPause) return;
-    // Attempts already in flight when the pause began do not lengthen it; a failed probe does.
-    if (pauseMs > 0 && !probe) return;
-    pauseMs = Math.min(
-      pauseMs === 0 ? (config.retryDelaysMs[0] ?? maxPauseMs) : pauseMs * 2,
-      maxPauseMs,
-    );
-    resumeAt = performance.now() + pauseMs;
-    log.warn(
-      { failures, pauseMs },
-      'webhooks: the endpoint seems down; deliveries pause, then one event tries it',
-    );
-  }
-
-  async function attempt(event: DueEvent): Promise<Attempt> {
-    const body = JSON.stringify(webhookPayload(event));
-    const sentAt = new Date();
-    try {
-      const status = await post(body, {
-        'content-type': 'application/json',
-        'user-agent': 'Tasjeel-Webhooks',
-        'webhook-id': event.id,
-        'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-        'webhook-signature': webhook.sign(event.id, sentAt, body),
-      });
-      if (status >= 200 && status < 300) return { ok: true };
-      return { ok: false, gone: status === 410, error: `HTTP ${status}` };
-    } catch (error) {
-      if (stopping.signal.aborted) return { aborted: true };
-      return { ok: false, gone: false, error: describeError(error) };
+  /** Keeps the endpoint's health from an attempt's outcome, and says when it changes. */
+  function heard(result: Exclude<Attempt, { aborted: true }>, probe: boolean) {
+    if (!result.ok && result.gone) return;
+    const change = health.heard(result.ok, probe);
+    if (change?.kind === 'resumed') {
+      log.info('webhooks: the endpoint answers again; deliveries resume');
+    } else if (change?.kind === 'paused') {
+      log.warn(
+        { failures: change.failures, pauseMs: change.pauseMs },
+        'webhooks: the endpoint seems down; deliveries pause, then one event tries it',
+      );
     }
   }
 
   async function deliver(event: DueEvent, probe: boolean) {
-    const result = await attempt(event);
+    const result = await transport.send(event);
     try {
       if ('aborted' in result) return await outbox.release([event.id]);
-      if (!('gone' in result && result.gone)) heard(result.ok, probe);
+      heard(result, probe);
       const attempts = event.attempts + 1;
       const at = now();
       if (result.ok) {
-        onAttempt('delivered', (at.getTime() - Date.parse(event.registration.created_at)) / 1000);
+        onAttempt('delivered', (at.getTime() - Date.parse(event.createdAt)) / 1000);
         return await outbox.settle(event.id, {
           status: 'delivered',
           attempts,
@@ -298,11 +184,11 @@ export function startDelivery({
   wake(0);
   return {
     async stop() {
-      stopping.abort();
+      stopped = true;
       clearTimeout(timer);
+      transport.close();
       await pumping;
       await Promise.allSettled(inFlight);
-      agent.destroy();
     },
   };
 }

@@ -1,18 +1,21 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { packageLabel } from '../../domain/packages';
+import { utmOf } from '../../domain/registration';
+import { skippingLocked, writeTransaction } from '../db/dialect';
+import type { Database, Tables, WebhookEventStatus, WebhookEventType } from '../db/schema';
 import { groupCommit } from '../registrations/group-commit';
-import type {
-  Database,
-  RegistrationsTable,
-  WebhookEventStatus,
-  WebhookEventType,
-} from '../db/schema';
 
-/** An event claimed for delivery, with the registration it carries. */
+/** An event claimed for delivery, with the body it is sent with. */
 export interface DueEvent {
   id: string;
   type: WebhookEventType;
   /** Attempts made before this one. */
   attempts: number;
-  registration: RegistrationsTable;
+  /** When what it is about happened (its lag is counted from it). */
+  createdAt: string;
+  /** The body of a delivery (docs/webhooks.md). */
+  payload: { type: WebhookEventType; timestamp: string; data: Record<string, unknown> };
 }
 
 /** What an attempt leaves: the event's next state. */
@@ -50,179 +53,203 @@ export interface Outbox {
   replay(since: Date, now: Date): Promise<number>;
 }
 
-type DueRow = RegistrationsTable & {
-  event_id: string;
-  event_type: WebhookEventType;
-  event_attempts: number;
+/**
+ * An event's id: Standard Webhooks' `webhook-id`, the same on every attempt. It begins with the
+ * time (milliseconds, hex), so that each new event is appended to the outbox's key index: with
+ * wholly random ids each event wrote into a random page of it, which cost about 40 % of the
+ * sign-ups per second (docs/performance.md). The rest is random, as a v4 UUID's.
+ */
+export function newEventId(): string {
+  const time = Date.now().toString(16).padStart(12, '0');
+  return `msg_${time}${randomUUID().replaceAll('-', '').slice(time.length)}`;
+}
+
+/** Each subject's `data`, by its id; a subject that is gone is missing. */
+type SubjectReader = (
+  db: Kysely<Tables>,
+  ids: string[],
+) => Promise<Map<string, Record<string, unknown>>>;
+
+const readRegistrations: SubjectReader = async (db, ids) => {
+  const rows = await db.selectFrom('registrations').selectAll().where('id', 'in', ids).execute();
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        id: row.id,
+        created_at: row.created_at,
+        name: row.name,
+        email: row.email,
+        phone: row.phone,
+        notes: row.notes,
+        marketing_id: row.marketing_id,
+        package_key: row.package_key,
+        package_label: row.package_key === null ? null : packageLabel(row.package_key),
+        source: row.source,
+        repeat_of: row.repeat_of,
+        utm: utmOf(row),
+      },
+    ]),
+  );
 };
 
-function toDue({ event_id, event_type, event_attempts, ...registration }: DueRow): DueEvent {
-  return { id: event_id, type: event_type, attempts: event_attempts, registration };
-}
+/** What each type of event is about, read when it is delivered (never copied into the event). */
+const subjectReaders: Record<WebhookEventType, SubjectReader> = {
+  'registration.created': readRegistrations,
+  'registration.repeated': readRegistrations,
+};
 
-// Pending, due, and not claimed (or claimed by an instance whose lease has run out).
-function due(table: string): string {
-  return `${table}.status = 'pending' and ${table}.next_attempt_at <= ?
-    and (${table}.locked_until is null or ${table}.locked_until <= ?)`;
-}
-const dueColumns = `e.id as event_id, e.type as event_type, e.attempts as event_attempts, r.*`;
-const settle = `update webhook_events set status = ?, attempts = ?, next_attempt_at = ?,
-  delivered_at = ?, last_error = ?, locked_until = null where id = ?`;
-// The attempts that end together are recorded in one statement (PostgreSQL) or one
-// transaction (SQLite), as the sign-ups are: one commit, not one each.
-const settleMany = `update webhook_events e set status = v.status, attempts = v.attempts,
-    next_attempt_at = v.next_attempt_at, delivered_at = v.delivered_at,
-    last_error = v.last_error, locked_until = null
-  from unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[])
-    as v(status, attempts, next_attempt_at, delivered_at, last_error, id)
-  where e.id = v.id`;
 type SettleItem = [id: string, settled: Settled];
-const release = 'update webhook_events set locked_until = null where id = ?';
-const status = `select status, count(*) as count, min(created_at) as oldest
-  from webhook_events group by status`;
-const retryFailed = `update webhook_events set status = 'pending', attempts = 0,
-  next_attempt_at = ?, last_error = null where status = 'failed'`;
-// Pending events are on their way already; sending them again now could send them twice.
-const replay = `update webhook_events set status = 'pending', attempts = 0, next_attempt_at = ?,
-  last_error = null where created_at >= ? and status <> 'pending'`;
-
-interface StatusRow {
-  status: WebhookEventStatus;
-  count: number | string;
-  oldest: string;
-}
-
-function toStatus(rows: StatusRow[]): OutboxStatus {
-  const count = (status: WebhookEventStatus) =>
-    Number(rows.find((row) => row.status === status)?.count ?? 0);
-  return {
-    pending: count('pending'),
-    delivered: count('delivered'),
-    failed: count('failed'),
-    oldestPendingAt: rows.find((row) => row.status === 'pending')?.oldest ?? null,
-  };
-}
-
-function settleValues(id: string, settled: Settled) {
-  return [
-    settled.status,
-    settled.attempts,
-    settled.nextAttemptAt.toISOString(),
-    settled.deliveredAt?.toISOString() ?? null,
-    settled.lastError,
-    id,
-  ];
-}
-
-/** `?` placeholders, numbered as PostgreSQL wants them. */
-function numbered(text: string): string {
-  let index = 0;
-  return text.replaceAll('?', () => `$${++index}`);
-}
 
 export function createOutbox(database: Database): Outbox {
-  if (database.kind === 'sqlite') {
-    const { driver } = database;
-    // What the outbox writes needs no wait for the disk: a claim lost in a power cut only
-    // ends early, an attempt's record lost only means the event is sent again (at least
-    // once). The next sign-up's commit, which does wait, syncs these with it. Without this,
-    // each claim and each record cost a disk sync on the event loop, and at 200 sign-ups a
-    // second the webhooks lagged a second behind.
-    const fast =
-      <Args extends unknown[], Result>(write: (...args: Args) => Result) =>
-      (...args: Args): Result => {
-        const synchronous = driver.pragma('synchronous', { simple: true }) as number;
-        driver.pragma('synchronous = NORMAL');
-        try {
-          return write(...args);
-        } finally {
-          driver.pragma(`synchronous = ${synchronous}`);
-        }
-      };
-    const selectDue = driver.prepare<[string, string, number], DueRow>(
-      `select ${dueColumns} from webhook_events e join registrations r on r.id = e.registration_id
-       where ${due('e')}
-       order by e.next_attempt_at limit ?`,
-    );
-    const lock = driver.prepare<[string, string]>(
-      'update webhook_events set locked_until = ? where id = ?',
-    );
-    const settleStatement = driver.prepare(settle);
-    const settleBatch = driver.transaction((batch: SettleItem[]) => {
-      for (const [id, settled] of batch) settleStatement.run(...settleValues(id, settled));
-    });
-    const settleTogether = groupCommit((batch: SettleItem[]) => {
-      fast(settleBatch)(batch);
-      return batch.map(() => ({ ok: true, value: undefined }));
-    }, 1);
-    const releaseStatement = driver.prepare<[string]>(release);
-    // IMMEDIATE: `npm run webhooks` in another process must not claim between the two.
-    const claim = driver.transaction((limit: number, now: string, leaseUntil: string) => {
-      const rows = selectDue.all(now, now, limit);
-      for (const row of rows) lock.run(leaseUntil, row.event_id);
-      return rows.map(toDue);
-    });
-    return {
-      async claim(limit, now, leaseUntil) {
-        return fast(claim.immediate)(limit, now.toISOString(), leaseUntil.toISOString());
-      },
-      settle: (id, settled) => settleTogether([id, settled]),
-      async release(ids) {
-        fast(() => ids.forEach((id) => releaseStatement.run(id)))();
-      },
-      async status() {
-        return toStatus(driver.prepare<[], StatusRow>(status).all());
-      },
-      async retryFailed(now) {
-        return driver.prepare(retryFailed).run(now.toISOString()).changes;
-      },
-      async replay(since, now) {
-        return driver.prepare(replay).run(now.toISOString(), since.toISOString()).changes;
-      },
-    };
-  }
+  const { db } = database;
 
-  const { driver: pool } = database;
-  // One statement claims and reads: SKIP LOCKED lets instances claim side by side, each taking
-  // events no other is taking at that moment.
-  const claimStatement = numbered(
-    `with claimed as (
-      update webhook_events set locked_until = ? where id in (
-        select id from webhook_events where ${due('webhook_events')}
-        order by next_attempt_at limit ? for update skip locked)
-      returning id, registration_id, type, attempts)
-    select ${dueColumns} from claimed e join registrations r on r.id = e.registration_id`,
-  );
+  // The attempts that end together are recorded in one transaction, as the sign-ups are: one
+  // commit, not one each.
   const settleTogether = groupCommit(async (batch: SettleItem[]) => {
-    const rows = batch.map(([id, settled]) => settleValues(id, settled));
-    const columns = Array.from({ length: 6 }, (_, column) => rows.map((row) => row[column]));
-    await pool.query(settleMany, columns);
+    await writeTransaction(database, [], async (trx) => {
+      for (const [id, settled] of batch) {
+        await trx
+          .updateTable('webhook_events')
+          .set({
+            status: settled.status,
+            attempts: settled.attempts,
+            next_attempt_at: settled.nextAttemptAt.toISOString(),
+            delivered_at: settled.deliveredAt?.toISOString() ?? null,
+            last_error: settled.lastError,
+            locked_until: null,
+          })
+          .where('id', '=', id)
+          .execute();
+      }
+    });
     return batch.map(() => ({ ok: true as const, value: undefined }));
   }, 1);
+
+  async function withPayloads(
+    claimed: Pick<
+      Tables['webhook_events'],
+      'id' | 'subject_id' | 'type' | 'attempts' | 'created_at'
+    >[],
+    now: Date,
+  ): Promise<DueEvent[]> {
+    const subjects = new Map<string, Record<string, unknown>>();
+    for (const reader of new Set(claimed.map(({ type }) => subjectReaders[type]))) {
+      const ids = claimed.filter(({ type }) => subjectReaders[type] === reader);
+      for (const [id, data] of await reader(
+        db,
+        ids.map(({ subject_id }) => subject_id),
+      )) {
+        subjects.set(id, data);
+      }
+    }
+    const due: DueEvent[] = [];
+    for (const event of claimed) {
+      const data = subjects.get(event.subject_id);
+      if (data === undefined) {
+        // Its subject was erased after the claim: there is nothing left to send.
+        await settleTogether([
+          event.id,
+          {
+            status: 'failed',
+            attempts: event.attempts,
+            nextAttemptAt: now,
+            deliveredAt: null,
+            lastError: 'its subject is gone',
+          },
+        ]);
+        continue;
+      }
+      due.push({
+        id: event.id,
+        type: event.type,
+        attempts: event.attempts,
+        createdAt: event.created_at,
+        payload: { type: event.type, timestamp: event.created_at, data },
+      });
+    }
+    return due;
+  }
+
   return {
     async claim(limit, now, leaseUntil) {
       const at = now.toISOString();
-      const { rows } = await pool.query<DueRow>(claimStatement, [
-        leaseUntil.toISOString(),
-        at,
-        at,
-        limit,
-      ]);
-      return rows.map(toDue);
+      // Pending, due, and not claimed (or claimed by an instance whose lease has run out).
+      const due = db
+        .selectFrom('webhook_events')
+        .select('id')
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', at)
+        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', at)]))
+        .orderBy('next_attempt_at')
+        .limit(limit);
+      // One statement claims and reads, so no other claim comes between the two.
+      const claimed = await db
+        .updateTable('webhook_events')
+        .set({ locked_until: leaseUntil.toISOString() })
+        .where('id', 'in', skippingLocked(database, due))
+        .returning(['id', 'subject_id', 'type', 'attempts', 'created_at'])
+        .execute();
+      claimed.sort((a, b) =>
+        a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0,
+      );
+      return withPayloads(claimed, now);
     },
     settle: (id, settled) => settleTogether([id, settled]),
     async release(ids) {
-      await pool.query('update webhook_events set locked_until = null where id = any($1)', [ids]);
+      if (ids.length === 0) return;
+      await db
+        .updateTable('webhook_events')
+        .set({ locked_until: null })
+        .where('id', 'in', ids)
+        .execute();
     },
     async status() {
-      return toStatus((await pool.query<StatusRow>(status)).rows);
+      const rows = await db
+        .selectFrom('webhook_events')
+        .select((eb) => [
+          'status',
+          eb.fn.countAll<number | string>().as('count'),
+          eb.fn.min('created_at').as('oldest'),
+        ])
+        .groupBy('status')
+        .execute();
+      const count = (status: WebhookEventStatus) =>
+        Number(rows.find((row) => row.status === status)?.count ?? 0);
+      return {
+        pending: count('pending'),
+        delivered: count('delivered'),
+        failed: count('failed'),
+        oldestPendingAt: rows.find((row) => row.status === 'pending')?.oldest ?? null,
+      };
     },
     async retryFailed(now) {
-      return (await pool.query(numbered(retryFailed), [now.toISOString()])).rowCount ?? 0;
+      const result = await db
+        .updateTable('webhook_events')
+        .set({
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: now.toISOString(),
+          last_error: null,
+        })
+        .where('status', '=', 'failed')
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
     async replay(since, now) {
-      const values = [now.toISOString(), since.toISOString()];
-      return (await pool.query(numbered(replay), values)).rowCount ?? 0;
+      // Pending events are on their way already; sending them again now could send them twice.
+      const result = await db
+        .updateTable('webhook_events')
+        .set({
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: now.toISOString(),
+          last_error: null,
+        })
+        .where('created_at', '>=', since.toISOString())
+        .where('status', '<>', 'pending')
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { packageLabel } from '../../domain/packages';
 import type { RouteAttribution } from '../../domain/notes';
 import { buildPayload, trapField, type Utm } from '../../domain/registration';
@@ -253,41 +253,6 @@ describe.each(testBackends)('webhooks on $name', (backend) => {
     await until(async () => (await events()).every((event) => event.status === 'delivered'));
     expect(new Set(endpoint.received.map((event) => event.data.id))).toEqual(new Set(ids));
     expect(log()).toContain('deliveries resume');
-  });
-
-  it('gives way to sign-ups that crowd in: one event a poll, the rest once they thin out', async () => {
-    const endpoint = await receiver();
-    const { app } = await buildTestApp(
-      backend,
-      { WEBHOOK_URL: endpoint.url, WEBHOOK_SECRET: endpoint.secret },
-      { webhookDelivery: { pollMs: 100 } },
-    );
-    const crowding = vi.spyOn(app, 'signUpsCrowding').mockReturnValue(true);
-    for (let n = 0; n < 10; n += 1) await signUp(app, `9665000002${10 + n}`);
-    await new Promise((resolve) => setTimeout(resolve, 450));
-    expect(endpoint.received.length).toBeGreaterThan(0);
-    expect(endpoint.received.length).toBeLessThanOrEqual(5);
-
-    crowding.mockReturnValue(false);
-    await endpoint.waitFor(10, 1_000);
-  });
-
-  it('takes sign-ups committed together as crowding in, for as long as such batches come', async () => {
-    const { app } = await buildTestApp(backend);
-    expect(app.signUpsCrowding()).toBe(false);
-    const answers = await Promise.all(
-      Array.from({ length: 40 }, (_, n) =>
-        app.inject({
-          method: 'POST',
-          url: '/api/external-register',
-          payload: buildPayload({ ...values, phone: `9665000003${10 + n}` }, premium),
-        }),
-      ),
-    );
-    expect(answers.map((answer) => answer.statusCode)).toEqual(Array(40).fill(201));
-    expect(app.signUpsCrowding()).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(app.signUpsCrowding()).toBe(false);
   });
 
   it('replay sends delivered events again with their original webhook-id', async () => {

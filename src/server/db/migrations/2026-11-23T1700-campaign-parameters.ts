@@ -86,7 +86,18 @@ export const postgres = {
     await upOn(db, true);
     await sql`drop function register_sign_ups(text[], text[], text[], text[], text[], text[],
       text[], text[], text[], text[], text[])`.execute(db);
-    await sql`
+    await createCampaignRegisterSignUps(db);
+  },
+  async down(db: Kysely<unknown>): Promise<void> {
+    await sql`drop function register_sign_ups`.execute(db);
+    await createRegisterSignUps(db);
+    await downOn(db, true);
+  },
+};
+
+/** This version's register_sign_ups (the 2026-11-25T0900 migration's `down` puts it back). */
+export async function createCampaignRegisterSignUps(db: Kysely<unknown>): Promise<void> {
+  await sql`
       create function register_sign_ups(
         new_ids text[], new_created_ats text[], new_names text[], new_emails text[],
         new_phones text[], new_notes text[], new_marketing_ids text[], new_package_keys text[],
@@ -128,10 +139,4 @@ export const postgres = {
         end loop;
       end
       $$`.execute(db);
-  },
-  async down(db: Kysely<unknown>): Promise<void> {
-    await sql`drop function register_sign_ups`.execute(db);
-    await createRegisterSignUps(db);
-    await downOn(db, true);
-  },
-};
+}

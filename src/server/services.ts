@@ -1,0 +1,113 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Redis } from 'ioredis';
+import { describeError, openDatabase } from './db/database';
+import { migrateToLatest } from './db/migrate';
+import type { Database } from './db/schema';
+import type { Config } from './env';
+import { createMetrics, type Metrics } from './metrics';
+import { createProofOfWork, type ProofOfWork } from './registrations/proof-of-work';
+import {
+  createRegistrationRepository,
+  type RegistrationRepository,
+} from './registrations/registration-repository';
+import { createVisitCounter, type VisitCounter } from './visits/visit-counter';
+import { createVisitRepository, type VisitRepository } from './visits/visit-repository';
+import { createVisitSalts } from './visits/visit-salts';
+import { createOutbox, type Outbox } from './webhooks/outbox';
+
+/**
+ * What the plugins work with, built once at start (buildApp) and handed to the plugins that
+ * need each part: no plugin finds another's service on the app.
+ */
+export interface Services {
+  /** The clock of the 24-hour repeat rule, the visits' days and the webhooks; tests move it. */
+  now: () => Date;
+  database: Database;
+  /** The store that instances share (rate-limit counters, the visitor salt); when configured. */
+  redis: Redis | undefined;
+  /** Set when METRICS_PORT is: the plugins record into it. */
+  metrics: Metrics | null;
+  registrations: RegistrationRepository;
+  /** Notes page visits in memory; the pages plugin writes them every second. */
+  visits: VisitCounter;
+  /** The stored visits, for reading (the marketers' numbers). */
+  visitRepository: VisitRepository;
+  /** The webhook events (plugins/webhooks.ts delivers them). */
+  outbox: Outbox;
+  /** Set (ALTCHA_HMAC_KEY): a sign-up must carry a solved challenge. */
+  proofOfWork: ProofOfWork | undefined;
+  /** Set at SIGTERM (serve.ts): /api/ready answers 503 until the server closes. */
+  lifecycle: { draining: boolean };
+  /** Closes the database and Redis; the plugins have stopped their work first. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database and brings its schema up to date, connects Redis when configured, and
+ * builds the services on them. A database that does not answer at start-up stops the start,
+ * with one clear line: the schema cannot be known to be current, and the supervisor (systemd,
+ * the orchestrator) restarts the instance. Once started, an outage is answered 503 until it ends.
+ */
+export async function createServices(
+  config: Config,
+  log: FastifyBaseLogger,
+  now: () => Date,
+): Promise<Services> {
+  const database = await openDatabase(config.database, (error) =>
+    log.warn({ err: error }, 'an idle database connection was lost; the pool opens anew'),
+  );
+  try {
+    await migrateToLatest(database);
+  } catch (error) {
+    await database.close();
+    throw new Error(
+      `The database (${database.where}) could not be migrated at start-up: ${describeError(error)}`,
+      { cause: error },
+    );
+  }
+  // ioredis is loaded only where Redis is configured: a single instance never needs it.
+  const redis =
+    config.redisUrl === undefined
+      ? undefined
+      : (await import('./redis')).openRedis(config.redisUrl, (error) =>
+          log.warn(
+            { err: error },
+            'Redis does not answer: the rate limit is skipped, the visitor salt kept in memory',
+          ),
+        );
+  const metrics = config.metricsPort === undefined ? null : createMetrics();
+  const registrations = createRegistrationRepository(database, {
+    webhookEvents: config.webhooks !== undefined,
+    observeBatch: metrics
+      ? (size, seconds) => {
+          metrics.batchSize.observe({ database: database.kind }, size);
+          metrics.commitDuration.observe({ database: database.kind }, seconds);
+        }
+      : undefined,
+    onUnavailable: metrics ? () => metrics.databaseErrors.inc() : undefined,
+  });
+  const salts = createVisitSalts(redis, (error) =>
+    log.warn({ err: error }, 'the visitor salt is kept in memory: Redis does not answer'),
+  );
+  const visitRepository = createVisitRepository(database);
+  return {
+    now,
+    database,
+    redis,
+    metrics,
+    registrations,
+    visits: createVisitCounter(visitRepository, { salts, now, log }),
+    visitRepository,
+    outbox: createOutbox(database),
+    // One for the API and the pages' form posts: a solved challenge is spent for both.
+    proofOfWork:
+      config.altchaHmacKey === undefined
+        ? undefined
+        : createProofOfWork(config.altchaHmacKey, redis),
+    lifecycle: { draining: false },
+    async close() {
+      redis?.disconnect();
+      await database.close();
+    },
+  };
+}
