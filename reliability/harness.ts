@@ -30,7 +30,7 @@ async function writeFixturePages(distDir: string): Promise<void> {
   );
   await writeFile(
     join(distDir, 'ssr', 'entry-server.js'),
-    "export function render() { return { html: '', head: '', status: 200 }; }\n",
+    "export function render() { return { html: '', head: '' }; }\n",
   );
 }
 

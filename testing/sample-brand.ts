@@ -1,8 +1,9 @@
 import { fileURLToPath } from 'node:url';
 
 /**
- * A provider with every variable of the README's brand set, for the browser tests (axe checks
- * the header, the licence line and the privacy notice) and the screenshots: not a real firm or licence.
+ * A provider with every brand variable of docs/configuration.md set, for the browser tests
+ * (axe checks the header, the licence line and the privacy notice) and the screenshots: not a
+ * real firm or licence.
  */
 export const sampleBrand = {
   name: 'شركة المثال المالية',

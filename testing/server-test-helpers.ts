@@ -8,6 +8,7 @@ import { Client } from 'pg';
 import { onTestFinished } from 'vitest';
 import { compressDirectory } from '../scripts/compress';
 import { ar } from '../src/domain/catalogue';
+import { basePath } from '../src/domain/links';
 import type { Brand, FormState } from '../src/domain/render-contract';
 import { buildApp, type BuildOptions } from '../src/server/app';
 import { loadConfig, type Config } from '../src/server/env';
@@ -21,9 +22,9 @@ export const fixtureInlineScript = "document.documentElement.dataset.started = '
 /** Its hash, worked out once with `openssl dgst -sha256 -binary | base64`. */
 export const fixtureInlineScriptHash = "'sha256-Va3vFmxxXReg5a9+3qghSkpKOPWSj0QdvO6PwUQoTQ8='";
 
-// The four form routes of docs/product.md §2, for the fixture's render (the pages' own matching is richer).
-const fixtureFormRoutes =
-  /^\/register\/(?:register-client(?:\/([^/]+)(?:\/([^/]+))?)?|marketer\/([^/]+))$/;
+// The fixture's render picks its screen with the pages' own matcher (the tests and the server
+// processes that load it import TypeScript).
+const routesModule = new URL('../src/domain/routes.ts', import.meta.url).href;
 
 /** The og:url tag the fixture's form pages carry: the origin render was given, and the path. */
 export function fixtureOgUrl(url: string): string {
@@ -54,9 +55,9 @@ export function fixtureFormState({ values, invalid, error, success }: FormState)
 
 /**
  * A stand-in for `npm run build`: the template with both slots and an inline script, one
- * hashed asset (with its .br and .gz), one unhashed file and a render module that knows the
- * form routes (with an og:url from the origin it is given, and the brand it is given), so these
- * tests never depend on the web build.
+ * hashed asset (with its .br and .gz), one unhashed file and a render module that draws the
+ * screen of each route (a form with an og:url from the origin it is given, and the brand it is
+ * given), so these tests never depend on the web build.
  */
 export async function writeFixtureBuild(distDir: string): Promise<void> {
   await mkdir(join(distDir, 'web', 'assets'), { recursive: true });
@@ -74,20 +75,20 @@ export async function writeFixtureBuild(distDir: string): Promise<void> {
   await compressDirectory(join(distDir, 'web'));
   await writeFile(
     join(distDir, 'ssr', 'entry-server.js'),
-    `export function render(url, { origin, brand, form: state }) {
+    `import { matchRoute } from ${JSON.stringify(routesModule)};
+    export function render(url, { origin, brand, form: state }) {
       const path = url.split('?')[0];
-      const form = ${fixtureFormRoutes}.exec(path);
-      if (form) {
-        const [, packageName, marketingId = form[3]] = form.map((p) => p && decodeURIComponent(p));
+      const { kind } = matchRoute(url, ${JSON.stringify(basePath)});
+      if (kind === 'form') {
         const head = ${JSON.stringify(fixtureHead)} + fixtureOgUrl(origin + path) +
           '<meta name="fixture-brand" content="' + encodeURIComponent(JSON.stringify(brand)) + '">';
         const html = ${JSON.stringify(fixtureForm)} + (state ? fixtureFormState(state) : '');
-        return { html, head, status: 200, form: { packageName, marketingId } };
+        return { html, head };
       }
-      if (path === '/register/my-registration-link') {
-        return { html: ${JSON.stringify(`<h1>${ar.headingMyLink}</h1>`)}, head: '', status: 200 };
+      if (kind === 'myLink') {
+        return { html: ${JSON.stringify(`<h1>${ar.headingMyLink}</h1>`)}, head: '' };
       }
-      return { html: ${JSON.stringify(ar.notFound)}, head: '', status: 404 };
+      return { html: ${JSON.stringify(ar.notFound)}, head: '' };
     }
     function fixtureOgUrl(url) {
       return '<meta property="og:url" content="' + url + '" />';

@@ -4,8 +4,8 @@ import type { RouteAttribution } from './notes';
 export const basePath = '/register';
 
 /**
- * The form routes of docs/product.md §2, relative to basePath: the pages match them (src/web/routes.ts) and
- * registrationPath builds them, so a link can only ever lead to a form.
+ * The form routes of docs/product.md §2, relative to basePath: matchRoute (routes.ts) matches
+ * them and registrationPath builds them, so a link can only ever lead to a form.
  */
 export const formPaths = [
   '/register-client/:packageName/:marketingId',

@@ -1,4 +1,3 @@
-import type { RouteAttribution } from './notes';
 import type { FormValues } from './registration';
 
 /**
@@ -43,13 +42,13 @@ export interface RenderOptions {
   form?: FormState;
 }
 
-/** One server-rendered page: the body, the head's tags and the status to answer with. */
+/**
+ * One server-rendered page: the body and the head's tags. The server matches the route itself
+ * (src/domain/routes.ts) for the status, the visit and a form post.
+ */
 export interface RenderedPage {
   html: string;
   head: string;
-  status: 200 | 404;
-  /** On a form route, its package and marketer (what the server counts a visit for). */
-  form?: RouteAttribution;
 }
 
 /**

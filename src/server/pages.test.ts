@@ -88,6 +88,20 @@ describe.each(testBackends)('on $name', (backend) => {
       expect(response.body).toContain(`<div id="root">${ar.notFound}</div>`);
     });
 
+    it('answers each route by its match, form paths in any case, the rest 404', async () => {
+      const { app } = await buildTestApp(backend);
+      for (const url of ['/register/Marketer/7/', '/register/register-client/classic%5Freco']) {
+        const page = await app.inject({ url });
+        expect(page.statusCode).toBe(200);
+        expect(page.body).toContain(`<div id="root">${fixtureForm}</div>`);
+      }
+      for (const url of ['/register/marketer', '/register/register-client/a%20b']) {
+        const page = await app.inject({ url });
+        expect(page.statusCode).toBe(404);
+        expect(page.body).toContain(`<div id="root">${ar.notFound}</div>`);
+      }
+    });
+
     it('answers HEAD like GET', async () => {
       const { app } = await buildTestApp(backend);
       const response = await app.inject({ method: 'HEAD', url: '/register/register-client' });

@@ -12,7 +12,8 @@ import { matchScreen } from './routes';
  * The screen at `location` (its path, /register prefix included). Every link leaves the app,
  * so there is no client-side navigation and no router: the server renders the screen of the
  * request, and the client hydrates the screen of window.location (React Router's
- * components cost 13 KB gzip of the form's 85 KB JavaScript budget; routes.ts still matches with its matcher).
+ * components cost 13 KB gzip of the form's 85 KB JavaScript budget; src/domain/routes.ts
+ * still matches as its matcher does).
  * `form` is what the server made of a form post (server render only).
  */
 export function App({

@@ -18,12 +18,5 @@ export function render(
       <App location={url} brand={brand} form={form} />
     </StrictMode>,
   );
-  return {
-    html,
-    head: pageHead(screen, url, origin, brand),
-    status: screen.kind === 'notFound' ? 404 : 200,
-    ...(screen.kind === 'form' && {
-      form: { packageName: screen.packageName, marketingId: screen.marketingId },
-    }),
-  };
+  return { html, head: pageHead(screen, url, origin, brand) };
 }

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ar } from '../../domain/catalogue';
-import { signedUpParameter } from '../../domain/links';
+import { basePath, signedUpParameter } from '../../domain/links';
 import type { RouteAttribution } from '../../domain/notes';
 import { marketerStatsMeta } from '../../domain/marketer-stats';
 import { proofOfWorkMeta, utmFromQuery } from '../../domain/registration';
@@ -16,6 +16,7 @@ import type {
   RenderOptions,
   RenderPage,
 } from '../../domain/render-contract';
+import { matchRoute } from '../../domain/routes';
 import type { LogoFile } from '../brand-logo';
 import type { Metrics } from '../metrics';
 import { formRoutes, queryOf } from '../registrations/form-routes';
@@ -203,23 +204,25 @@ export async function pagesPlugin(
       pages.render(request.url, { origin: siteOrigin(request), brand, form }),
     ]);
     // Functions as replacements, so a '$&' in the page is not read as a pattern.
-    const page = template
+    return template
       .replace('<!--app-head-->', () => rendered.head + proofOfWorkTag + marketerStatsTag)
       .replace('<!--app-html-->', () => rendered.html);
-    return { ...rendered, page };
   }
 
   async function renderPage(request: FastifyRequest, reply: FastifyReply) {
     // A missing script or stylesheet is a plain 404, not an HTML page.
     if (request.url.startsWith('/register/assets/')) return reply.callNotFound();
     const query = request.query as Record<string, unknown>;
-    const { page, status, form } = await pageAt(
+    const route = matchRoute(request.url, basePath);
+    const page = await pageAt(
       request,
       query[signedUpParameter] === undefined ? undefined : signedUp,
     );
-    if (form !== undefined) formOf.set(request, form);
+    if (route.kind === 'form') {
+      formOf.set(request, { packageName: route.packageName, marketingId: route.marketingId });
+    }
     return reply
-      .code(status)
+      .code(route.kind === 'notFound' ? 404 : 200)
       .header('cache-control', 'no-cache')
       .type('text/html; charset=utf-8')
       .send(page);

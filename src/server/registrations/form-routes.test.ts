@@ -97,6 +97,17 @@ describe.each(testBackends)('on $name', (backend) => {
       },
     );
 
+    it('matches its route as the pages do: paths in any case, encoded segments, a trailing slash', async () => {
+      const { app, rows } = await buildTestApp(backend);
+      const response = await postForm(app, {
+        url: '/register/Register-Client/premium%5Freco/m%2E7/',
+      });
+      const route = { packageName: 'premium_reco', marketingId: 'm.7' };
+      expect(response.statusCode).toBe(303);
+      expect(response.headers.location).toBe(`${registrationPath(route)}?${signedUpParameter}`);
+      expect(await rows()).toMatchObject([{ notes: buildNotes(route), marketing_id: 'm.7' }]);
+    });
+
     it('keeps the notes of a repeat as the route gives them, like the API', async () => {
       const { app, rows } = await buildTestApp(backend);
       expect((await postForm(app)).statusCode).toBe(303);
@@ -285,9 +296,15 @@ describe.each(testBackends)('on $name', (backend) => {
       expect(json.statusCode).toBe(415);
       expect(json.body).toContain(shown({ error: ar.errorBadRequest }));
 
-      const noForm = await postForm(app, { url: '/register/my-registration-link' });
-      expect(noForm.statusCode).toBe(404);
-      expect(noForm.json()).toEqual({ error: ar.errorBadRequest });
+      for (const url of [
+        '/register/my-registration-link',
+        '/register/nothing-here',
+        `/register/register-client/${encodeURIComponent('<script>"&')}/42`,
+      ]) {
+        const noForm = await postForm(app, { url });
+        expect(noForm.statusCode).toBe(404);
+        expect(noForm.json()).toEqual({ error: ar.errorBadRequest });
+      }
       expect(await rows()).toHaveLength(0);
     });
 

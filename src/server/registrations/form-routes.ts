@@ -1,7 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ar } from '../../domain/catalogue';
-import { registrationPath, signedUpParameter } from '../../domain/links';
-import type { RouteAttribution } from '../../domain/notes';
+import { basePath, registrationPath, signedUpParameter } from '../../domain/links';
 import { normalizePhone } from '../../domain/phone';
 import {
   buildPayload,
@@ -11,6 +10,7 @@ import {
   type FormValues,
 } from '../../domain/registration';
 import type { FormState } from '../../domain/render-contract';
+import { formRouteAt } from '../../domain/routes';
 import { DatabaseUnavailableError } from '../db/database';
 import { retryAfterSeconds } from '../server-limits';
 import { signUp, signUpRateLimit, type SignUpOptions } from './sign-up';
@@ -18,18 +18,11 @@ import { signUp, signUpRateLimit, type SignUpOptions } from './sign-up';
 /** A form post's fields, as application/x-www-form-urlencoded gives them. */
 type FormBody = Record<string, string> | undefined;
 
-/** A page at the request's URL with the form in a given state (src/server/plugins/pages.ts). */
-export interface FormPage {
-  page: string;
-  /** The form route's package and marketer; undefined when the URL shows no form. */
-  form?: RouteAttribution;
-}
-
 export interface FormRoutesOptions extends SignUpOptions {
   /** The site's origin, as a browser names it in the Origin header of its own pages' posts. */
   siteOrigin(request: FastifyRequest): string;
   /** Renders the page at the request's URL, the form showing `state` (else empty). */
-  pageAt(request: FastifyRequest, state?: FormState): Promise<FormPage>;
+  pageAt(request: FastifyRequest, state?: FormState): Promise<string>;
 }
 
 // What the form's fields are called: anything else in a post did not come from the form.
@@ -76,15 +69,17 @@ export async function formRoutes(
     status: number,
     state: Partial<FormState>,
   ) {
-    const { page, form } = await pageAt(request, {
+    // A post to a page without a form is answered as any other unknown route.
+    if (formRouteAt(request.url, basePath) === undefined) {
+      return reply.code(404).send({ error: ar.errorBadRequest });
+    }
+    const page = await pageAt(request, {
       values: { name: '', email: '', phone: '' },
       invalid: [],
       error: '',
       success: '',
       ...state,
     });
-    // A post to a page without a form is answered as any other unknown route.
-    if (form === undefined) return reply.code(404).send({ error: ar.errorBadRequest });
     return (
       reply
         .code(status)
@@ -144,9 +139,7 @@ export async function formRoutes(
         reply.header('retry-after', retryAfterSeconds);
         return sendPage(request, reply, 503, { values, error: ar.errorTooManyRequests });
       }
-      // The page's render knows the route's package and marketer; the server matches no route
-      // itself, so it asks the render (src/web/README.md).
-      const { form } = await pageAt(request);
+      const form = formRouteAt(request.url, basePath);
       if (form === undefined) return reply.code(404).send({ error: ar.errorBadRequest });
 
       // notes and marketing_id come from the route; a post that names them, or any field the
