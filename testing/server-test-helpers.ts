@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import SqliteDatabase from 'better-sqlite3';
 import { Client } from 'pg';
-import { onTestFinished } from 'vitest';
+import { describe, onTestFinished } from 'vitest';
 import { compressDirectory } from '../scripts/compress';
 import { ar } from '../src/domain/catalogue';
 import { basePath } from '../src/domain/links';
@@ -117,22 +117,30 @@ export interface TestBackend {
 
 /**
  * SQLite (with the in-memory rate limit) always; PostgreSQL, with Redis when TEST_REDIS_URL is
- * set, whenever TEST_DATABASE_URL is: the two deployments of docs/deploying.md. Test files run
- * their suite once for each, through `describe.each(testBackends)`.
+ * set, whenever TEST_DATABASE_URL is: the two deployments of docs/deploying.md.
  */
 export const sqliteBackend: TestBackend = { name: 'SQLite', database: 'sqlite', redis: false };
-export const testBackends: TestBackend[] = [
-  sqliteBackend,
-  ...(testDatabaseUrl === undefined
-    ? []
-    : [
-        {
-          name: testRedisUrl === undefined ? 'PostgreSQL' : 'PostgreSQL and Redis',
-          database: 'postgres' as const,
-          redis: testRedisUrl !== undefined,
-        },
-      ]),
-];
+const postgresBackend: TestBackend = {
+  name: testRedisUrl === undefined ? 'PostgreSQL' : 'PostgreSQL and Redis',
+  database: 'postgres',
+  redis: testRedisUrl !== undefined,
+};
+/** The backends this run has. */
+export const testBackends: TestBackend[] =
+  testDatabaseUrl === undefined ? [sqliteBackend] : [sqliteBackend, postgresBackend];
+
+/**
+ * Runs `suite` once for each backend (`$name` in the title names it). Without
+ * TEST_DATABASE_URL the PostgreSQL suite is still declared, and reported as skipped with its
+ * tests, so that a run says what it left out.
+ */
+export function describeOnBackends(title: string, suite: (backend: TestBackend) => void): void {
+  for (const backend of [sqliteBackend, postgresBackend]) {
+    describe.skipIf(!testBackends.includes(backend))(title.replace('$name', backend.name), () =>
+      suite(backend),
+    );
+  }
+}
 
 export interface TestDatabase {
   /** A DATABASE_URL for the app, the export or a server process. */

@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { buildPayload } from '../domain/registration';
 import { ar } from '../domain/catalogue';
-import { buildTestApp, testBackends } from '../../testing/server-test-helpers';
+import { buildTestApp, describeOnBackends } from '../../testing/server-test-helpers';
 
 const name = 'سارة المطيري';
 const phone = '966512345678';
 const email = 'sara.private@example.com';
 
-describe.each(testBackends)('on $name', (backend) => {
+describeOnBackends('on $name', (backend) => {
   // Every answer's headers are in http-matrix.test.ts; this is what the CSP is for.
   describe('the content security policy', () => {
     it("allow the page's inline script by its hash, and no other inline script", async () => {

@@ -13,7 +13,7 @@ import { loadConfig } from './env';
 import { csvCell } from './cli';
 import { exportFields, formatRegistrations, runExport } from './export';
 import type { StoredRegistration } from './registrations/registration-repository';
-import { buildTestApp, testBackends } from '../../testing/server-test-helpers';
+import { buildTestApp, describeOnBackends } from '../../testing/server-test-helpers';
 
 const quiet = { out: () => {}, err: () => {} };
 const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
@@ -144,7 +144,7 @@ describe('runExport', () => {
   });
 });
 
-describe.each(testBackends)('on $name', (backend) => {
+describeOnBackends('on $name', (backend) => {
   describe('npm run export', () => {
     it('writes --output readable by its owner only, even over an existing file', async () => {
       const { app, databaseUrl } = await buildTestApp(backend);

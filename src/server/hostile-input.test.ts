@@ -9,7 +9,7 @@ import {
   registrationSchema,
   type RegistrationPayload,
 } from '../domain/registration';
-import { buildTestApp, testBackends } from '../../testing/server-test-helpers';
+import { buildTestApp, describeOnBackends, testBackends } from '../../testing/server-test-helpers';
 
 // Property-based: fast-check generates the bodies from a fixed seed, so a failure replays
 // exactly. Every body goes through the whole HTTP pipeline (app.inject) of one app per test.
@@ -464,7 +464,7 @@ describe('hostile input', () => {
   }, 120_000);
 });
 
-describe.each(testBackends)('valid input on $name', (backend) => {
+describeOnBackends('valid input on $name', (backend) => {
   it(`stores ${validCount} generated valid bodies and reads each back as parsed`, async () => {
     const { app, rows, log } = await buildTestApp(backend, env);
     // One phone each: the 24-hour rule would otherwise answer a repeat with the first's id.

@@ -6,7 +6,7 @@ import { retryAfterSeconds } from './server-limits';
 import {
   buildTestApp,
   fixtureInlineScriptHash,
-  testBackends,
+  describeOnBackends,
   type TestBackend,
 } from '../../testing/server-test-helpers';
 
@@ -27,7 +27,7 @@ const signUp = () =>
 
 type App = Awaited<ReturnType<typeof buildTestApp>>['app'];
 
-describe.each(testBackends)('the HTTP matrix on $name', (backend: TestBackend) => {
+describeOnBackends('the HTTP matrix on $name', (backend: TestBackend) => {
   describe('content types of POST /api/external-register', () => {
     const multipart =
       '--b\r\nContent-Disposition: form-data; name="name"\r\n\r\nسارة\r\n' +

@@ -10,12 +10,12 @@ import {
   fixtureHead,
   fixtureOgUrl,
   fixtureScript,
-  testBackends,
+  describeOnBackends,
 } from '../../testing/server-test-helpers';
 
 const asset = '/register/assets/app-abc123.js';
 
-describe.each(testBackends)('on $name', (backend) => {
+describeOnBackends('on $name', (backend) => {
   describe('static files under /register/', () => {
     it('serves hashed assets as immutable', async () => {
       const { app } = await buildTestApp(backend);

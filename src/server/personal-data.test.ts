@@ -7,7 +7,11 @@ import { loadConfig } from './env';
 import { deleteSubmissions } from './registrations/personal-data';
 import { runPerson } from './person';
 import { runReport } from './report';
-import { buildTestApp, testBackends, type TestBackend } from '../../testing/server-test-helpers';
+import {
+  buildTestApp,
+  describeOnBackends,
+  type TestBackend,
+} from '../../testing/server-test-helpers';
 import { newWebhookSecret } from '../../testing/webhook-receiver';
 
 // Issue 15 (docs/personal-data.md): submissions past RETENTION_DAYS deleted at start (and daily),
@@ -82,7 +86,7 @@ async function person(databaseUrl: string, argv: string[], confirm?: () => Promi
 
 const premium42 = { packageName: 'premium_reco', marketingId: '42' };
 
-describe.each(testBackends)('on $name', (backend) => {
+describeOnBackends('on $name', (backend) => {
   describe('RETENTION_DAYS', () => {
     // 30 days before `now` is 2025-03-11T12:00Z.
     const signUps: SignUp[] = [

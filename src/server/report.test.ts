@@ -14,7 +14,7 @@ import {
   runReport,
   type ReportRow,
 } from './report';
-import { buildTestApp, testBackends } from '../../testing/server-test-helpers';
+import { buildTestApp, describeOnBackends } from '../../testing/server-test-helpers';
 
 const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
 const run = promisify(execFile);
@@ -128,7 +128,7 @@ describe('runReport', () => {
   );
 });
 
-describe.each(testBackends)('on $name', (backend) => {
+describeOnBackends('on $name', (backend) => {
   describe('npm run report', () => {
     it('reports the visits, leads and repeats of a known database, in both formats', async () => {
       const clock = { now: new Date('2025-03-01T10:00:00Z') };
@@ -273,7 +273,7 @@ describe('the report per campaign', () => {
   });
 });
 
-describe.each(testBackends)('on $name', (backend) => {
+describeOnBackends('on $name', (backend) => {
   it('npm run report -- --by campaign counts the visits and sign-ups made through the pages', async () => {
     const clock = { now: new Date('2025-03-01T10:00:00Z') };
     const { app, databaseUrl } = await buildTestApp(backend, {}, { now: () => clock.now });

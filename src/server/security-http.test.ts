@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ar } from '../domain/catalogue';
 import { buildPayload, trapField } from '../domain/registration';
 import {
@@ -15,7 +15,7 @@ import {
 } from '../../testing/server-process';
 import {
   createTestDatabase,
-  testBackends,
+  describeOnBackends,
   testRedisUrlWithPrefix,
   type TestDatabase,
 } from '../../testing/server-test-helpers';
@@ -32,7 +32,7 @@ beforeAll(async () => {
   await run('sh', ['-c', buildCommand(distDir)]);
 }, 180_000);
 
-describe.each(testBackends)('the built server on $name', (backend) => {
+describeOnBackends('the built server on $name', (backend) => {
   let server: ServerProcess;
   let database: TestDatabase;
   let dir: string;

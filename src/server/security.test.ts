@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ar } from '../domain/catalogue';
 import { loadConfig } from './env';
-import { buildTestApp, sqliteBackend, testBackends } from '../../testing/server-test-helpers';
+import { buildTestApp, describeOnBackends, sqliteBackend } from '../../testing/server-test-helpers';
 
 // The findings of the security review (docs/security.md), each reproduced as the attack.
 
@@ -65,7 +65,7 @@ describe('refusals before routing (finding 7)', () => {
   );
 });
 
-describe.each(testBackends)('headers on $name (findings 12 and 13)', (backend) => {
+describeOnBackends('headers on $name (findings 12 and 13)', (backend) => {
   it('keeps camera, microphone, location and payment off, on pages and the API', async () => {
     const { app } = await buildTestApp(backend);
     for (const url of ['/register/register-client', '/api/health']) {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { expect, it, onTestFinished } from 'vitest';
 import { buildNotes } from '../../domain/notes';
-import { createTestDatabase, testBackends } from '../../../testing/server-test-helpers';
+import { createTestDatabase, describeOnBackends } from '../../../testing/server-test-helpers';
 import { loadConfig } from '../env';
 import { createRegistrationRepository } from '../registrations/registration-repository';
 import { countSignUps } from '../registrations/sign-up-counts';
@@ -11,7 +11,7 @@ import { migrateToLatest, migrator, pendingMigrations } from './migrate';
 
 const notes = buildNotes({ packageName: 'premium_reco', marketingId: '42' });
 
-describe.each(testBackends)('on $name', ({ database: kind }) => {
+describeOnBackends('on $name', ({ database: kind }) => {
   it('adds repeat_of in place: rows stored before it are kept as first rows', async () => {
     const test = await createTestDatabase(kind);
     onTestFinished(() => test.drop());

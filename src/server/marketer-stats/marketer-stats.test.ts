@@ -9,11 +9,11 @@ import {
   type JWK,
   type JWTPayload,
 } from 'jose';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { ar, arStats } from '../../domain/catalogue';
 import { marketerStatsMeta } from '../../domain/marketer-stats';
 import { buildPayload } from '../../domain/registration';
-import { buildTestApp, testBackends } from '../../../testing/server-test-helpers';
+import { buildTestApp, describeOnBackends } from '../../../testing/server-test-helpers';
 
 const issuer = 'https://platform.example';
 const audience = 'tasjeel';
@@ -80,7 +80,7 @@ const jwksEnv = () => ({
   MARKETER_AUTH_COOKIE: 'platform_session',
 });
 
-describe.each(testBackends)('on $name', (backend) => {
+describeOnBackends('on $name', (backend) => {
   async function start(env: Record<string, string> = jwksEnv(), now?: () => Date) {
     const key = await signingKey(`key-${platform.keys.length}`);
     platform.keys = [key];

@@ -11,7 +11,7 @@ import {
   fixtureBrand,
   fixtureFormState,
   sqliteBackend,
-  testBackends,
+  describeOnBackends,
 } from '../../../testing/server-test-helpers';
 import { retryAfterSeconds } from '../server-limits';
 
@@ -62,7 +62,7 @@ function shown(state: Partial<FormState>): string {
   });
 }
 
-describe.each(testBackends)('on $name', (backend) => {
+describeOnBackends('on $name', (backend) => {
   describe('a form posted without JavaScript', () => {
     it.each<[string, RouteAttribution]>([
       ['package and marketer', { packageName: 'premium_reco', marketingId: '42' }],

@@ -7,7 +7,7 @@ import { migrateToLatest } from '../db/migrate';
 import { loadConfig } from '../env';
 import {
   createTestDatabase,
-  testBackends,
+  describeOnBackends,
   type TestBackend,
 } from '../../../testing/server-test-helpers';
 import { createRegistrationRepository } from './registration-repository';
@@ -31,7 +31,7 @@ const signUp = {
 };
 const now = new Date('2025-03-01T09:00:00.000Z');
 
-describe.each(testBackends)('on $name', (backend) => {
+describeOnBackends('on $name', (backend) => {
   describe('the registration repository', () => {
     it('stores 20 identical sign-ups stored at once as one first row and 19 repeats of it', async () => {
       const { repository } = await openRepository(backend);
@@ -144,7 +144,7 @@ function distinct(i: number) {
   return { ...signUp, phone: `9665000000${String(i).padStart(2, '0')}` };
 }
 
-describe.each(testBackends)('on $name, sign-ups written in one commit', (backend) => {
+describeOnBackends('on $name, sign-ups written in one commit', (backend) => {
   it('stores the others when the database refuses one of them', async () => {
     const { repository, url } = await openRepository(backend);
     const release = await refusing[backend.database](url);

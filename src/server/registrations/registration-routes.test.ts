@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ar } from '../../domain/catalogue';
 import { buildNotes, type RouteAttribution } from '../../domain/notes';
 import { buildPayload, proofOfWorkMeta, trapField, type Utm } from '../../domain/registration';
-import { buildTestApp, testBackends } from '../../../testing/server-test-helpers';
+import { buildTestApp, describeOnBackends } from '../../../testing/server-test-helpers';
 import { ipv6SitesShare } from './sign-up';
 
 const url = '/api/external-register';
@@ -24,7 +24,7 @@ function manualClock() {
 
 const hour = 60 * 60 * 1000;
 
-describe.each(testBackends)('on $name', (backend) => {
+describeOnBackends('on $name', (backend) => {
   describe('POST /api/external-register stores a sign-up', () => {
     it.each<[string, RouteAttribution, string | null, string | null]>([
       [

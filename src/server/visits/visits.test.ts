@@ -6,7 +6,7 @@ import { loadConfig } from '../env';
 import { openRedis } from '../redis';
 import {
   buildTestApp,
-  testBackends,
+  describeOnBackends,
   testRedisUrlWithPrefix,
 } from '../../../testing/server-test-helpers';
 import { createVisitCounter, linkPreviewAgents } from './visit-counter';
@@ -58,7 +58,7 @@ describe('linkPreviewAgents', () => {
   );
 });
 
-describe.each(testBackends)('on $name', (backend) => {
+describeOnBackends('on $name', (backend) => {
   /** The app on a clock the test moves, and the visits it has counted. */
   async function start() {
     const clock = { now: new Date('2025-03-01T10:00:00Z') };

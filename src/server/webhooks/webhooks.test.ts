@@ -2,7 +2,11 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { packageLabel } from '../../domain/packages';
 import type { RouteAttribution } from '../../domain/notes';
 import { buildPayload, trapField, type Utm } from '../../domain/registration';
-import { buildTestApp, testBackends, type TestBackend } from '../../../testing/server-test-helpers';
+import {
+  buildTestApp,
+  describeOnBackends,
+  type TestBackend,
+} from '../../../testing/server-test-helpers';
 import {
   newWebhookSecret,
   startWebhookReceiver,
@@ -58,7 +62,7 @@ async function until(check: () => Promise<boolean>, timeoutMs = 5_000) {
 
 const quiet = { out: () => {}, err: () => {} };
 
-describe.each(testBackends)('webhooks on $name', (backend) => {
+describeOnBackends('webhooks on $name', (backend) => {
   it('delivers each sign-up once, signed, with the stored fields; a repeat as registration.repeated', async () => {
     const endpoint = await receiver();
     const { app, rows, events } = await appWithWebhooks(backend, endpoint.url, endpoint.secret);
