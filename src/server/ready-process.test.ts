@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, it, onTestFinished } from 'vitest';
+import { expect, it, onTestFinished, vi } from 'vitest';
 import { parsePrometheusText, sampleValue } from '../../testing/prometheus-text';
 import { freePort, startServerProcess } from '../../testing/server-process';
 import { writeFixtureBuild } from '../../testing/server-test-helpers';
@@ -42,9 +42,10 @@ it('serves /metrics on METRICS_PORT only, and says 503 on /api/ready at SIGTERM 
   ).toBe(1);
 
   server.child.kill('SIGTERM');
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  // Draining: not ready, still alive, still listening.
-  expect(await get('/api/ready')).toEqual({ status: 503, text: '{"status":"draining"}' });
+  // Draining (READY_DRAIN_MS): not ready, still alive, still listening.
+  await vi.waitFor(async () =>
+    expect(await get('/api/ready')).toEqual({ status: 503, text: '{"status":"draining"}' }),
+  );
   expect((await get('/api/health')).status).toBe(200);
   expect((await server.exited).code).toBe(0);
 }, 30_000);

@@ -31,11 +31,19 @@ async function startServer(): Promise<ServerProcess> {
 }
 
 /** A sign-up whose body arrives one byte every 2 s; resolves with what the server answered. */
-function slowSignUp(port: number): { socket: Socket; answer: Promise<string> } {
+function slowSignUp(port: number): {
+  socket: Socket;
+  sent: Promise<void>;
+  answer: Promise<string>;
+} {
   const socket = connect(port, '127.0.0.1');
-  socket.write(
-    'POST /api/external-register HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n' +
-      'Content-Length: 1000\r\n\r\n',
+  // The head has left once the write's callback runs: the server then has a request in flight.
+  const sent = new Promise<void>((resolve) =>
+    socket.write(
+      'POST /api/external-register HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n' +
+        'Content-Length: 1000\r\n\r\n',
+      () => resolve(),
+    ),
   );
   const drip = setInterval(() => socket.writable && socket.write(' '), 2_000);
   const answer = new Promise<string>((resolve) => {
@@ -47,7 +55,7 @@ function slowSignUp(port: number): { socket: Socket; answer: Promise<string> } {
     });
     socket.on('error', () => {});
   });
-  return { socket, answer };
+  return { socket, sent, answer };
 }
 
 describe('a client sending its body one byte every 2 s', () => {
@@ -61,8 +69,8 @@ describe('a client sending its body one byte every 2 s', () => {
 
   it('does not hold up a shutdown: the server exits 0 after its grace', async () => {
     const server = await startServer();
-    const { answer } = slowSignUp(server.port);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const { sent, answer } = slowSignUp(server.port);
+    await sent;
     const stopped = performance.now();
     const exit = await server.stop();
     expect(exit.code).toBe(0);

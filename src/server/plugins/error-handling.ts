@@ -2,38 +2,15 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ar } from '../../domain/catalogue';
-import { DatabaseUnavailableError } from '../db/database';
+import { refusalOf } from '../refusals';
 
-/**
- * Every refusal is JSON with Arabic text from the catalogue. The log gets the code and, for
- * validation, the failing paths: never error messages below 500, since a JSON syntax error
- * quotes the body and the body holds a name and a phone number.
- */
+/** Every refusal is JSON with Arabic text from the catalogue (refusals.ts). */
 export const errorHandlingPlugin = fp(
   async (app) => {
     app.setErrorHandler<FastifyError>((error, request, reply) => {
-      if (hasZodFastifySchemaValidationErrors(error)) {
-        const fields = error.validation.map(({ instancePath, keyword }) => ({
-          instancePath,
-          keyword,
-        }));
-        request.log.info({ fields }, 'registration refused: invalid fields');
-        return reply.code(400).send({ error: ar.errorInvalid });
-      }
-      if (error instanceof DatabaseUnavailableError) {
-        request.log.error({ err: error }, 'database unavailable');
-        return reply.code(503).send({ error: ar.errorGeneric });
-      }
-      const status = error.statusCode ?? 500;
-      if (status === 429) return reply.code(429).send({ error: ar.errorTooManyRequests });
-      if (status >= 400 && status < 500) {
-        request.log.info({ code: error.code, status }, 'request refused');
-        return reply.code(status).send({ error: ar.errorBadRequest });
-      }
-      request.log.error({ err: error }, 'unexpected error');
-      return reply.code(500).send({ error: ar.errorGeneric });
+      const { status, message } = refusalOf(error, request);
+      return reply.code(status).send({ error: message });
     });
     // Other methods on the API routes land here too: 404 rather than 405, one answer for all.
     app.setNotFoundHandler((_request, reply) =>

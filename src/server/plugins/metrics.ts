@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import { Gauge } from 'prom-client';
 import type { Database } from '../db/schema';
 import type { Metrics, SignUpOutcome } from '../metrics';
+import { outcomeOfStatus } from '../refusals';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -12,20 +13,6 @@ declare module 'fastify' {
 
 // The routes that take a sign-up: the JSON API and the HTML form's posts.
 const signUpRoutes = new Set(['/api/external-register', '/register/*']);
-
-// A refusal's status says what it was, except what the sign-up marks itself.
-function outcomeOf(status: number): SignUpOutcome {
-  if (status < 400) return 'created';
-  const byStatus: Record<number, SignUpOutcome> = {
-    400: 'validation',
-    403: 'cross_site',
-    413: 'too_large',
-    415: 'wrong_type',
-    429: 'rate_limited',
-    503: 'shed',
-  };
-  return byStatus[status] ?? 'error';
-}
 
 /** Times every answer and counts every sign-up's outcome, when metrics are on. */
 export const metricsPlugin = fp<{ metrics: Metrics | null; database: Database }>(
@@ -60,7 +47,9 @@ export const metricsPlugin = fp<{ metrics: Metrics | null; database: Database }>
         reply.elapsedTime / 1000,
       );
       if (request.method === 'POST' && signUpRoutes.has(route)) {
-        metrics.signUps.inc({ outcome: request.signUpOutcome ?? outcomeOf(reply.statusCode) });
+        metrics.signUps.inc({
+          outcome: request.signUpOutcome ?? outcomeOfStatus(reply.statusCode),
+        });
       }
     });
   },

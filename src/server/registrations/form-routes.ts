@@ -11,7 +11,7 @@ import {
 } from '../../domain/registration';
 import type { FormState } from '../../domain/render-contract';
 import { formRouteAt } from '../../domain/routes';
-import { DatabaseUnavailableError } from '../db/database';
+import { refusalOf } from '../refusals';
 import { retryAfterSeconds } from '../server-limits';
 import { signUp, signUpRateLimit, type SignUpOptions } from './sign-up';
 
@@ -94,21 +94,11 @@ export async function formRoutes(
   // rate limit, the database out of reach) are the page too, with what was typed when it was
   // read. Logged as the API's are: codes, never a field's value.
   app.setErrorHandler<FastifyError>(async (error, request, reply) => {
-    const values = typedValues(request.body as FormBody);
-    if (error instanceof DatabaseUnavailableError) {
-      request.log.error({ err: error }, 'database unavailable');
-      return sendPage(request, reply, 503, { values, error: ar.errorGeneric });
-    }
-    const status = error.statusCode ?? 500;
-    if (status === 429) {
-      return sendPage(request, reply, 429, { values, error: ar.errorTooManyRequests });
-    }
-    if (status >= 400 && status < 500) {
-      request.log.info({ code: error.code, status }, 'request refused');
-      return sendPage(request, reply, status, { values, error: ar.errorBadRequest });
-    }
-    request.log.error({ err: error }, 'unexpected error');
-    return sendPage(request, reply, 500, { values, error: ar.errorGeneric });
+    const { status, message } = refusalOf(error, request);
+    return sendPage(request, reply, status, {
+      values: typedValues(request.body as FormBody),
+      error: message,
+    });
   });
 
   // A post from another site (cross-site request forgery: someone else's page making the

@@ -1,0 +1,53 @@
+import type { FastifyError, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { ar } from '../domain/catalogue';
+import { DatabaseUnavailableError } from './db/database';
+import type { SignUpOutcome } from './metrics';
+
+/** What a refusal answers, whichever way the sign-up came (the JSON API or the HTML form). */
+export interface Refusal {
+  status: number;
+  /** The Arabic text the person is shown. */
+  message: string;
+}
+
+// A refusal's status says what became of a sign-up, except what the sign-up marks itself
+// (registrations/sign-up.ts: a repeat, the honeypot, an unsolved challenge).
+const outcomes: Record<number, SignUpOutcome> = {
+  400: 'validation',
+  403: 'cross_site',
+  413: 'too_large',
+  415: 'wrong_type',
+  429: 'rate_limited',
+  503: 'shed',
+};
+
+/** The outcome of a sign-up request by its answer's status (the metrics). */
+export function outcomeOfStatus(status: number): SignUpOutcome {
+  return status < 400 ? 'created' : (outcomes[status] ?? 'error');
+}
+
+/**
+ * The one mapping of an error to its answer, logged as it is classified: codes and failing
+ * paths below 500, never a message (a JSON syntax error quotes the body, which holds a name and
+ * a phone number); the whole error at 500 and for a database out of reach.
+ */
+export function refusalOf(error: FastifyError, request: FastifyRequest): Refusal {
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const fields = error.validation.map(({ instancePath, keyword }) => ({ instancePath, keyword }));
+    request.log.info({ fields }, 'registration refused: invalid fields');
+    return { status: 400, message: ar.errorInvalid };
+  }
+  if (error instanceof DatabaseUnavailableError) {
+    request.log.error({ err: error }, 'database unavailable');
+    return { status: 503, message: ar.errorGeneric };
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 429) return { status, message: ar.errorTooManyRequests };
+  if (status >= 400 && status < 500) {
+    request.log.info({ code: error.code, status }, 'request refused');
+    return { status, message: ar.errorBadRequest };
+  }
+  request.log.error({ err: error }, 'unexpected error');
+  return { status: 500, message: ar.errorGeneric };
+}
