@@ -49,7 +49,16 @@ export function MyLinkPage() {
   const storedUser = useSyncExternalStore(subscribe, readStoredUser, notKnownOnServer);
 
   // Nothing until the client knows the user, so neither a link nor the refusal flashes.
-  if (storedUser === undefined) return <main className="page" aria-busy="true" />;
+  // A browser without scripts stays here (and keeps nothing of <noscript> when it has them).
+  if (storedUser === undefined) {
+    return (
+      <main className="page" aria-busy="true">
+        <noscript>
+          <p className="card">{ar.errorLinkPageNeedsScript}</p>
+        </noscript>
+      </main>
+    );
+  }
 
   const marketingId = linkMarketingId(storedUser);
   return (
