@@ -17,7 +17,9 @@ describe('render, the contract with the server', () => {
     expect(page.status).toBe(200);
     expect(page.head).toContain(`<title>${ar.titlePackage(label, ar.brandDefault)}</title>`);
     expect(page.form).toEqual({ packageName: 'premium_reco', marketingId: '42' });
-    expect(page.html).toContain(`<h1 id="heading">${ar.headingPrefix} ${label}</h1>`);
+    expect(page.html).toContain(
+      `<h1 id="heading">${ar.headingPrefix}<!-- --> <span class="heading-label">${label}</span></h1>`,
+    );
     expect(page.html).not.toContain('<title');
   });
 
@@ -358,7 +360,8 @@ describe('hydrating what render produced', () => {
       hydrateRoot(container, <App location={url} brand={defaultBrand} />, { onRecoverableError }),
     );
 
-    expect(screen.getByRole('heading', { name: heading })).toBeInTheDocument();
+    // The link page's card comes with its own chunk.
+    expect(await screen.findByRole('heading', { name: heading })).toBeInTheDocument();
     expect(onRecoverableError).not.toHaveBeenCalled();
     expect(consoleError).not.toHaveBeenCalled();
     act(() => root.unmount());
