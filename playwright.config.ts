@@ -21,7 +21,11 @@ const distDir = resolve(import.meta.dirname, 'node_modules/.cache/tasjeel-e2e/di
 // The tests read the rows back with this build's export (e2e/support.ts).
 process.env.E2E_DIST_DIR = distDir;
 
-export default defineConfig({
+const enginesSpec = 'engines.spec.ts';
+const engineNames = ['chromium', 'firefox', 'webkit'] as const;
+
+// engineName: the option of e2e/engines.spec.ts.
+export default defineConfig<{ engineName: (typeof engineNames)[number] }>({
   testDir: 'e2e',
   fullyParallel: true,
   workers: 2,
@@ -38,9 +42,16 @@ export default defineConfig({
   projects: [
     {
       name: 'phone',
+      testIgnore: enginesSpec,
       use: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },
     },
-    { name: 'desktop', use: { viewport: { width: 1280, height: 800 } } },
+    { name: 'desktop', testIgnore: enginesSpec, use: { viewport: { width: 1280, height: 800 } } },
+    // The core flows and the phone widths in each engine, each through its own driver.
+    ...engineNames.map((engineName) => ({
+      name: engineName,
+      testMatch: enginesSpec,
+      use: { engineName },
+    })),
   ],
   webServer: {
     command: `${buildCommand(distDir)} && node ${serverNodeArgs.join(' ')} ${distDir}/server/main.js`,

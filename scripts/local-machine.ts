@@ -4,6 +4,13 @@ import { createServer } from 'node:net';
 /** Debian's chromium (or CHROME_PATH): nothing here may download a browser of its own. */
 export const chromiumPath = process.env.CHROME_PATH ?? '/usr/bin/chromium';
 
+/** The other engines of the browser tests (e2e/engines.spec.ts), all from Debian's packages. */
+export const firefoxPath = '/usr/bin/firefox-esr';
+export const webKitDriverPath = '/usr/bin/WebKitWebDriver';
+const multiarch = process.arch === 'arm64' ? 'aarch64-linux-gnu' : 'x86_64-linux-gnu';
+export const miniBrowserPath = `/usr/lib/${multiarch}/webkit2gtk-4.1/MiniBrowser`;
+export const xvfbPath = '/usr/bin/Xvfb';
+
 /**
  * Started as root on a machine with no network but the package registries: without the
  * background-networking flags chromium keeps trying hosts it cannot reach.

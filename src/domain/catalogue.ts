@@ -22,6 +22,9 @@ export const ar = {
   headingMyLink: 'رابط التسجيل الخاص بي',
   buttonCopy: 'نسخ الرابط',
   alertCopied: 'تم نسخ الرابط!',
+  // The link page is drawn by its script (the link comes from localStorage): without it, this.
+  errorLinkPageNeedsScript:
+    'تتطلب هذه الصفحة تفعيل JavaScript في المتصفح، يرجى تفعيله ثم إعادة تحميل الصفحة',
   // The sharing kit of the link page; the free-trial pick reuses headingFreeTrial.
   fieldPackage: 'الباقة',
   altQrCode: 'رمز QR لرابط التسجيل',

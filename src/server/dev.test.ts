@@ -31,8 +31,11 @@ describe('the development server', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const free = `${ar.headingPrefix} ${ar.headingFreeTrial}`;
-  const premium = `${ar.headingPrefix} ${packageLabel('premium_reco')}`;
+  // The page's heading as React writes it: the package label in a box of its own.
+  const heading = (label: string) =>
+    `${ar.headingPrefix}<!-- --> <span class="heading-label">${label}</span>`;
+  const free = heading(ar.headingFreeTrial);
+  const premium = heading(packageLabel('premium_reco'));
   it.each([
     ['/register/register-client', 200, `<h1 id="heading">${free}</h1>`],
     ['/register/register-client/premium_reco', 200, `<h1 id="heading">${premium}</h1>`],

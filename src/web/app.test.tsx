@@ -57,10 +57,10 @@ describe('the routes of docs/product.md §2', () => {
     expect(document.title).toBe(ar.notFound);
   });
 
-  it('show the link page with its title', () => {
+  it('show the link page with its title', async () => {
     localStorage.setItem('user', JSON.stringify({ role: 'marketing', id: 1 }));
     renderApp('/register/my-registration-link');
-    expect(screen.getByRole('heading', { name: ar.headingMyLink })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: ar.headingMyLink })).toBeInTheDocument();
     expect(document.title).toBe(ar.titleMyLink(ar.brandDefault));
   });
 
@@ -126,11 +126,12 @@ describe("the provider's header and licence line", () => {
     ['the form', form, undefined],
     ['the link page', linkPage, JSON.stringify({ role: 'marketing', id: 7 })],
     ['the not-authorised page', linkPage, undefined],
-  ])('shows the licence line under the card on %s', (_, path, user) => {
+  ])('shows the licence line under the card on %s', async (_, path, user) => {
     if (user !== undefined) localStorage.setItem('user', user);
     renderApp(path, sampleBrand);
     expect(screen.getByRole('banner')).toHaveTextContent(sampleBrand.name);
-    const line = within(screen.getByRole('main')).getByText(ar.licence('08126-37'));
+    // The link page's card comes with its own chunk.
+    const line = await within(screen.getByRole('main')).findByText(ar.licence('08126-37'));
     expect(line.previousElementSibling).toHaveClass('card');
   });
 

@@ -15,7 +15,9 @@ describe('render, the contract with the server', () => {
     const page = render('/register/register-client/premium_reco/42?utm_source=whatsapp');
     const label = packageLabels.premium_reco;
     expect(page.head).toContain(`<title>${ar.titlePackage(label, ar.brandDefault)}</title>`);
-    expect(page.html).toContain(`<h1 id="heading">${ar.headingPrefix} ${label}</h1>`);
+    expect(page.html).toContain(
+      `<h1 id="heading">${ar.headingPrefix}<!-- --> <span class="heading-label">${label}</span></h1>`,
+    );
     expect(page.html).not.toContain('<title');
   });
 
@@ -354,7 +356,8 @@ describe('hydrating what render produced', () => {
       hydrateRoot(container, <App location={url} brand={defaultBrand} />, { onRecoverableError }),
     );
 
-    expect(screen.getByRole('heading', { name: heading })).toBeInTheDocument();
+    // The link page's card comes with its own chunk.
+    expect(await screen.findByRole('heading', { name: heading })).toBeInTheDocument();
     expect(onRecoverableError).not.toHaveBeenCalled();
     expect(consoleError).not.toHaveBeenCalled();
     act(() => root.unmount());

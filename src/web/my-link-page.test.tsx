@@ -31,6 +31,12 @@ function storeUser(user: unknown) {
   localStorage.setItem('user', JSON.stringify(user));
 }
 
+/** The page at its path, once its chunk (the link and its kit, or the refusal) is drawn. */
+async function showLinkPage() {
+  renderApp(path);
+  await waitFor(() => expect(screen.getByRole('main')).not.toHaveAttribute('aria-busy'));
+}
+
 const linkBox = () => screen.getByRole<HTMLTextAreaElement>('textbox', { name: ar.headingMyLink });
 const copyButton = () => screen.getByRole('button', { name: ar.buttonCopy });
 const picker = () => screen.getByRole<HTMLSelectElement>('combobox', { name: ar.fieldPackage });
@@ -41,9 +47,9 @@ const packageLink = (packageKey: PackageKey, id: string) =>
   `${location.origin}/register/register-client/${packageKey}/${id}`;
 
 describe('the my-registration-link page', () => {
-  it.each(['marketing', 'team_leader_marketing'])('shows a %s user their link', (role) => {
+  it.each(['marketing', 'team_leader_marketing'])('shows a %s user their link', async (role) => {
     storeUser({ role, id: 42 });
-    renderApp(path);
+    await showLinkPage();
     expect(screen.getByRole('heading', { name: ar.headingMyLink })).toBeInTheDocument();
     expect(linkBox()).toHaveValue(`${location.origin}/register/marketer/42`);
     expect(linkBox()).toHaveAttribute('readonly');
@@ -57,7 +63,7 @@ describe('the my-registration-link page', () => {
     const writeText = vi.fn<Clipboard['writeText']>().mockResolvedValue();
     setNavigatorClipboard({ writeText });
     const alert = vi.spyOn(window, 'alert').mockImplementation(() => {});
-    renderApp(path);
+    await showLinkPage();
 
     fireEvent.click(copyButton());
     await waitFor(() => expect(alert).toHaveBeenCalledWith(ar.alertCopied));
@@ -79,7 +85,7 @@ describe('the my-registration-link page', () => {
     });
     setExecCommand(execCommand);
     const alert = vi.spyOn(window, 'alert').mockImplementation(() => {});
-    renderApp(path);
+    await showLinkPage();
 
     fireEvent.click(copyButton());
     await waitFor(() => expect(alert).toHaveBeenCalledWith(ar.alertCopied));
@@ -93,7 +99,7 @@ describe('the my-registration-link page', () => {
     const execCommand = vi.fn(() => false);
     setExecCommand(execCommand);
     const alert = vi.spyOn(window, 'alert').mockImplementation(() => {});
-    renderApp(path);
+    await showLinkPage();
 
     fireEvent.click(copyButton());
     await waitFor(() => expect(execCommand).toHaveBeenCalled());
@@ -107,9 +113,9 @@ describe('the my-registration-link page', () => {
     ['no user', null],
     ['malformed JSON', '{"role": "marketing", "id": '],
     ['a marketer without an id', JSON.stringify({ role: 'marketing' })],
-  ])('shows only the refusal to %s', (_, storedUser) => {
+  ])('shows only the refusal to %s', async (_, storedUser) => {
     if (storedUser !== null) localStorage.setItem('user', storedUser);
-    renderApp(path);
+    await showLinkPage();
     expect(screen.getByRole('main').textContent).toBe(ar.errorNotAuthorized);
     expect(screen.queryByRole('heading')).not.toBeInTheDocument();
     expect(screen.queryByRole('textbox')).not.toBeInTheDocument();
@@ -119,8 +125,8 @@ describe('the my-registration-link page', () => {
     expect(screen.queryByRole('img')).not.toBeInTheDocument();
   });
 
-  it('follows a login or logout in another tab', () => {
-    renderApp(path);
+  it('follows a login or logout in another tab', async () => {
+    await showLinkPage();
     expect(screen.getByText(ar.errorNotAuthorized)).toBeInTheDocument();
     storeUser({ role: 'marketing', id: 5 });
     fireEvent(window, new StorageEvent('storage', { key: 'user' }));
@@ -219,9 +225,9 @@ async function scanDrawnQrCode(link: string): Promise<string | undefined> {
 }
 
 describe('the sharing kit of the link page', () => {
-  it('offers the free trial, picked first, and the six packages', () => {
+  it('offers the free trial, picked first, and the six packages', async () => {
     storeUser({ role: 'marketing', id: 42 });
-    renderApp(path);
+    await showLinkPage();
     const options = Array.from(picker().options);
     expect(options.map((option) => option.text)).toEqual([
       ar.headingFreeTrial,
@@ -231,9 +237,9 @@ describe('the sharing kit of the link page', () => {
     expect(linkBox()).toHaveValue(freeTrialLink('42'));
   });
 
-  it('shows the link of each package picked, and the free-trial link again', () => {
+  it('shows the link of each package picked, and the free-trial link again', async () => {
     storeUser({ role: 'marketing', id: 42 });
-    renderApp(path);
+    await showLinkPage();
     for (const packageKey of packageKeys) {
       pick(packageKey);
       expect(linkBox()).toHaveValue(packageLink(packageKey, '42'));
@@ -247,7 +253,7 @@ describe('the sharing kit of the link page', () => {
     const writeText = vi.fn<Clipboard['writeText']>().mockResolvedValue();
     setNavigatorClipboard({ writeText });
     const alert = vi.spyOn(window, 'alert').mockImplementation(() => {});
-    renderApp(path);
+    await showLinkPage();
 
     pick('economy_portfolio');
     fireEvent.click(copyButton());
@@ -258,7 +264,7 @@ describe('the sharing kit of the link page', () => {
 
   it('draws a QR code that reads back as the shown link tagged utm_source=qr, pick after pick', async () => {
     storeUser({ role: 'marketing', id: 42 });
-    renderApp(path);
+    await showLinkPage();
     const qr = (link: string) => `${link}?utm_source=qr`;
     expect(await scanDrawnQrCode(qr(freeTrialLink('42')))).toBe(qr(linkBox().value));
     pick('premium_reco');
@@ -278,7 +284,7 @@ describe('the sharing kit of the link page', () => {
     ) {
       clicks.push({ download: this.download, href: this.href });
     });
-    renderApp(path);
+    await showLinkPage();
     pick(packageKey);
     const shown = packageKey === '' ? freeTrialLink('42') : packageLink(packageKey, '42');
     const link = `${shown}?utm_source=qr`;
@@ -299,7 +305,7 @@ describe('the sharing kit of the link page', () => {
     });
     try {
       storeUser({ role: 'marketing', id: 42 });
-      renderApp(path);
+      await showLinkPage();
       expect(await screen.findByText(ar.errorQrCode)).toBeInTheDocument();
       expect(screen.queryByRole('img')).not.toBeInTheDocument();
       expect(screen.getByRole('button', { name: ar.buttonDownloadQr })).toBeDisabled();
@@ -310,9 +316,9 @@ describe('the sharing kit of the link page', () => {
     }
   });
 
-  it('shares the picked link on WhatsApp with the invitation, tagged as from WhatsApp', () => {
+  it('shares the picked link on WhatsApp with the invitation, tagged as from WhatsApp', async () => {
     storeUser({ role: 'marketing', id: 42 });
-    renderApp(path);
+    await showLinkPage();
     const whatsApp = () => screen.getByRole('link', { name: ar.buttonShareWhatsApp });
     const sharedText = () => {
       const url = new URL(whatsApp().getAttribute('href') ?? '');
@@ -338,7 +344,7 @@ describe('the sharing kit of the link page', () => {
     storeUser({ role: 'team_leader_marketing', id: 9 });
     const share = vi.fn<Navigator['share']>().mockResolvedValue();
     setNavigatorShare(share);
-    renderApp(path);
+    await showLinkPage();
 
     fireEvent.click(screen.getByRole('button', { name: ar.buttonShare }));
     expect(share).toHaveBeenLastCalledWith({
@@ -362,16 +368,16 @@ describe('the sharing kit of the link page', () => {
       .mockRejectedValue(new DOMException('closed', 'AbortError'));
     setNavigatorShare(share);
     const alert = vi.spyOn(window, 'alert').mockImplementation(() => {});
-    renderApp(path);
+    await showLinkPage();
 
     fireEvent.click(screen.getByRole('button', { name: ar.buttonShare }));
     await waitFor(() => expect(share).toHaveBeenCalled());
     expect(alert).not.toHaveBeenCalled();
   });
 
-  it('has no share button where the browser has no share sheet', () => {
+  it('has no share button where the browser has no share sheet', async () => {
     storeUser({ role: 'marketing', id: 9 });
-    renderApp(path);
+    await showLinkPage();
     expect(screen.queryByRole('button', { name: ar.buttonShare })).not.toBeInTheDocument();
   });
 });

@@ -1,30 +1,11 @@
-import type { BitMatrix } from 'qrcode';
-import { lazy, Suspense, useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { lazy, Suspense, useSyncExternalStore } from 'react';
 import { ar } from '../domain/catalogue';
-import { marketerStatsMeta } from '../domain/marketer-stats';
-import { type PackageKey, packageKeys, packageLabels } from '../domain/packages';
-import { useBrand } from './brand';
-import { LicenceLine } from './brand-header';
-import {
-  channelLink,
-  linkMarketingId,
-  marketerLink,
-  qrFileName,
-  whatsAppShareUrl,
-} from './marketer-link';
 
-// Its own chunk, fetched only when the server says the numbers are on: the form pages never
-// carry it, and the link page without the feature does not load it either.
-const MarketerStatsSection = lazy(() =>
-  import('./marketer-stats-section').then((module) => ({ default: module.MarketerStatsSection })),
+// The link, its kit and the marketer's numbers: a chunk of its own, fetched once the user is
+// known, so that the forms' JavaScript carries none of it.
+const LinkScreen = lazy(() =>
+  import('./my-link-screen').then((module) => ({ default: module.LinkScreen })),
 );
-
-/** The localStorage key of the platform's token, when the server has the numbers on. */
-function statsStorageKey(): string | null {
-  return (
-    document.querySelector(`meta[name="${marketerStatsMeta}"]`)?.getAttribute('content') ?? null
-  );
-}
 
 function subscribe(onChange: () => void) {
   window.addEventListener('storage', onChange);
@@ -49,196 +30,19 @@ export function MyLinkPage() {
   const storedUser = useSyncExternalStore(subscribe, readStoredUser, notKnownOnServer);
 
   // Nothing until the client knows the user, so neither a link nor the refusal flashes.
-  if (storedUser === undefined) return <main className="page" aria-busy="true" />;
-
-  const marketingId = linkMarketingId(storedUser);
+  // A browser without scripts stays here (and keeps nothing of <noscript> when it has them).
+  if (storedUser === undefined) {
+    return (
+      <main className="page" aria-busy="true">
+        <noscript>
+          <p className="card">{ar.errorLinkPageNeedsScript}</p>
+        </noscript>
+      </main>
+    );
+  }
   return (
-    <main className="page">
-      {marketingId === null ? (
-        <p className="card">{ar.errorNotAuthorized}</p>
-      ) : (
-        <>
-          <LinkCard marketingId={marketingId} />
-          <MarketerStats />
-        </>
-      )}
-      <LicenceLine />
-    </main>
-  );
-}
-
-function MarketerStats() {
-  const storageKey = statsStorageKey();
-  if (storageKey === null) return null;
-  return (
-    <Suspense fallback={null}>
-      <MarketerStatsSection storageKey={storageKey} />
+    <Suspense fallback={<main className="page" aria-busy="true" />}>
+      <LinkScreen storedUser={storedUser} />
     </Suspense>
-  );
-}
-
-function LinkCard({ marketingId }: { marketingId: string }) {
-  // No package means the free trial: the first link is {origin}/register/marketer/{id}.
-  const [packageKey, setPackageKey] = useState<PackageKey>();
-  const box = useRef<HTMLTextAreaElement>(null);
-  const { name: brand } = useBrand();
-  const link = marketerLink(window.location.origin, marketingId, packageKey);
-  const label = packageKey === undefined ? undefined : packageLabels[packageKey];
-  const invitation =
-    label === undefined ? ar.shareInvitationFreeTrial : ar.shareInvitationPackage(label);
-
-  async function copy() {
-    try {
-      await navigator.clipboard.writeText(link);
-    } catch {
-      // No Clipboard API on plain http (navigator.clipboard is undefined) or permission refused.
-      box.current?.select();
-      if (!document.execCommand('copy')) return;
-    }
-    window.alert(ar.alertCopied);
-  }
-
-  function share() {
-    const title = label === undefined ? ar.titleGeneric(brand) : ar.titlePackage(label, brand);
-    // The user closing the share sheet rejects with an AbortError: nothing to say about it.
-    navigator.share({ title, text: invitation, url: channelLink(link, 'share') }).catch(() => {});
-  }
-
-  return (
-    <div className="card">
-      <h1 id="heading">{ar.headingMyLink}</h1>
-      <label htmlFor="package">{ar.fieldPackage}</label>
-      <select
-        id="package"
-        value={packageKey ?? ''}
-        onChange={(event) => setPackageKey(packageKeys.find((key) => key === event.target.value))}
-      >
-        <option value="">{ar.headingFreeTrial}</option>
-        {packageKeys.map((key) => (
-          <option key={key} value={key}>
-            {packageLabels[key]}
-          </option>
-        ))}
-      </select>
-      {/* A textarea wraps, so the marketer id at the end of a long link stays visible. */}
-      <textarea
-        ref={box}
-        className="link"
-        aria-labelledby="heading"
-        dir="ltr"
-        rows={2}
-        readOnly
-        value={link}
-        onFocus={(event) => event.currentTarget.select()}
-      />
-      <div className="actions">
-        <button type="button" onClick={copy}>
-          {ar.buttonCopy}
-        </button>
-        <a
-          className="button secondary"
-          href={whatsAppShareUrl(ar.shareMessage(invitation, channelLink(link, 'whatsapp')))}
-          target="_blank"
-          rel="noopener"
-        >
-          {ar.buttonShareWhatsApp}
-        </a>
-        {/* The system share sheet exists on most phones, rarely on desktops. */}
-        {typeof navigator.share === 'function' && (
-          <button type="button" className="secondary" onClick={share}>
-            {ar.buttonShare}
-          </button>
-        )}
-      </div>
-      <QrCode link={channelLink(link, 'qr')} fileName={qrFileName(marketingId, packageKey)} />
-    </div>
-  );
-}
-
-// The quiet zone around a QR code, in modules: 4 is what the standard asks and qrcode draws.
-const quietZone = 4;
-
-/**
- * The dark modules of a QR code as one SVG path, a rectangle per run of dark modules in a row,
- * in a square of `size` modules with its quiet zone.
- */
-function qrCodePath(modules: BitMatrix): { size: number; path: string } {
-  const runs: string[] = [];
-  for (let row = 0; row < modules.size; row++) {
-    for (let column = 0; column < modules.size;) {
-      const start = column;
-      while (column < modules.size && modules.get(row, column)) column++;
-      const length = column - start;
-      if (length > 0) runs.push(`M${start + quietZone} ${row + quietZone}h${length}v1h-${length}z`);
-      else column++;
-    }
-  }
-  return { size: modules.size + 2 * quietZone, path: runs.join('') };
-}
-
-type DrawnQrCode = { link: string; code: { size: number; path: string } | null };
-
-function QrCode({ link, fileName }: { link: string; fileName: string }) {
-  const [drawn, setDrawn] = useState<DrawnQrCode>();
-
-  useEffect(() => {
-    let current = true;
-    // Loaded only here, in its own chunk, so the form's JavaScript does not carry it. Drawn as
-    // an SVG path: a canvas and its PNG encoding held the main thread for a long task, and an
-    // image painted late was the page's LCP. The PNG is made for a download only.
-    import('qrcode')
-      .then(({ create }) => qrCodePath(create(link).modules))
-      .then(
-        (code) => current && setDrawn({ link, code }),
-        () => current && setDrawn({ link, code: null }),
-      );
-    return () => {
-      current = false;
-    };
-  }, [link]);
-
-  // A code drawn for the link before the last pick is never shown or saved.
-  const code = drawn?.link === link ? drawn.code : undefined;
-
-  async function download() {
-    let dataUrl: string;
-    try {
-      const { toDataURL } = await import('qrcode');
-      dataUrl = await toDataURL(link, { width: 512 });
-    } catch {
-      setDrawn({ link, code: null });
-      return;
-    }
-    const anchor = document.createElement('a');
-    anchor.href = dataUrl;
-    anchor.download = fileName;
-    // Firefox saves only from an anchor that is in the document.
-    document.body.append(anchor);
-    anchor.click();
-    anchor.remove();
-  }
-
-  return (
-    <div className="qr">
-      {code ? (
-        <svg
-          className="qr-code"
-          role="img"
-          aria-label={ar.altQrCode}
-          viewBox={`0 0 ${code.size} ${code.size}`}
-          shapeRendering="crispEdges"
-        >
-          <rect width={code.size} height={code.size} fill="#fff" />
-          <path d={code.path} />
-        </svg>
-      ) : code === null ? (
-        <p className="message error">{ar.errorQrCode}</p>
-      ) : (
-        <div className="qr-code" aria-busy="true" />
-      )}
-      <button type="button" className="secondary" disabled={!code} onClick={download}>
-        {ar.buttonDownloadQr}
-      </button>
-    </div>
   );
 }

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type ClipboardEvent, type FormEvent } from
 import { ar } from '../domain/catalogue';
 import { signedUpParameter } from '../domain/links';
 import type { RouteAttribution } from '../domain/notes';
+import { packageLabel } from '../domain/packages';
 import { normalizePhone, phoneMaxLength } from '../domain/phone';
 import {
   buildPayload,
@@ -15,7 +16,6 @@ import type { FormState } from '../domain/render-contract';
 import { LicenceLine, PrivacyNotice } from './brand-header';
 import { proofOfWorkAsked, solveProofOfWork } from './proof-of-work';
 import { postRegistration } from './registration-api';
-import { formHeading } from './routes';
 
 type Field = keyof FormValues;
 
@@ -56,7 +56,7 @@ export function RegistrationPage({ packageName, marketingId, shown }: Registrati
   const [error, setError] = useState(initial.error);
   const [success, setSuccess] = useState(initial.success);
   const [submitting, setSubmitting] = useState(false);
-  const heading = formHeading(packageName);
+  const label = packageName === undefined ? ar.headingFreeTrial : packageLabel(packageName);
 
   // The address after a sign-up without JavaScript says so; shared or bookmarked as it is, it
   // would greet the next visitor with a success nobody had.
@@ -142,7 +142,11 @@ export function RegistrationPage({ packageName, marketingId, shown }: Registrati
       {/* Posted by the browser itself until the app has loaded (or without JavaScript): the
           server then answers with this page (docs/product.md §7). */}
       <form className="card" aria-labelledby="heading" method="post" onSubmit={handleSubmit}>
-        <h1 id="heading">{heading}</h1>
+        {/* The label in a box of its own: a line break inside «محفظة - بريميوم» leaves the dash
+            hanging (a break after a hyphen is allowed, spaces or not). */}
+        <h1 id="heading">
+          {ar.headingPrefix} <span className="heading-label">{label}</span>
+        </h1>
 
         <label htmlFor="field-name">
           {ar.fieldName}{' '}

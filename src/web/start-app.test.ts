@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ar } from '../domain/catalogue';
 import { startApp } from './start-app';
 
 const src = '/register/assets/index-abc123.js';
@@ -82,7 +83,9 @@ describe('starting the app after the first paint', () => {
 
   it('adds the app at once when the page has nothing to paint before it (the link page)', () => {
     stubPaintTiming();
-    page(`${header}<main class="page" aria-busy="true"></main>`);
+    page(
+      `${header}<main class="page" aria-busy="true"><noscript><p class="card">${ar.errorLinkPageNeedsScript}</p></noscript></main>`,
+    );
     expect(appScripts().map((script) => script.getAttribute('src'))).toEqual([src]);
   });
 

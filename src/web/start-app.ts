@@ -30,13 +30,13 @@ export function startApp(tag: HTMLScriptElement) {
   // The tag sits in the head, ahead of the stylesheet (which would hold it back): #root is
   // parsed only by DOMContentLoaded.
   document.addEventListener('DOMContentLoaded', () => {
-    if (
-      // Nothing to paint before the app but the provider's header: the link page, which
-      // needs localStorage.
-      !document.querySelector('#root main')?.textContent?.trim() ||
-      !PerformanceObserver.supportedEntryTypes.includes('paint') ||
-      painted()
-    ) {
+    // Nothing to paint before the app but the provider's header: the link page, which needs
+    // localStorage. Its <noscript> message is raw text to a browser that runs scripts.
+    const main = document.querySelector('#root main');
+    const painting = Array.from(main?.childNodes ?? []).some(
+      (node) => node.nodeName !== 'NOSCRIPT' && node.textContent?.trim(),
+    );
+    if (!painting || !PerformanceObserver.supportedEntryTypes.includes('paint') || painted()) {
       start();
       return;
     }
