@@ -3,7 +3,7 @@ import { ar } from '../domain/catalogue';
 import { basePath } from '../domain/links';
 import { packageLabels } from '../domain/packages';
 import { matchRoute } from '../domain/routes';
-import { formHeading, matchScreen } from './routes';
+import { matchScreen } from './routes';
 
 describe('matchScreen: the route (src/domain/routes.ts) and its title', () => {
   it.each([
@@ -39,13 +39,5 @@ describe('matchScreen: the route (src/domain/routes.ts) and its title', () => {
       matchScreen('/register/register-client/classic_reco/7', ar.brandDefault, basePath),
     );
     expect(matchScreen('/register-client', ar.brandDefault, basePath).kind).toBe('notFound');
-  });
-});
-
-describe('formHeading', () => {
-  it('names the package, shows an unknown key as it came, or says free trial', () => {
-    expect(formHeading('classic_reco')).toBe(`${ar.headingPrefix} ${packageLabels.classic_reco}`);
-    expect(formHeading('gold_plan')).toBe(`${ar.headingPrefix} gold_plan`);
-    expect(formHeading(undefined)).toBe(`${ar.headingPrefix} ${ar.headingFreeTrial}`);
   });
 });

@@ -18,10 +18,6 @@ function title(route: Route, brand: string): string {
   }
 }
 
-export function formHeading(packageName: string | undefined): string {
-  return `${ar.headingPrefix} ${packageName === undefined ? ar.headingFreeTrial : packageLabel(packageName)}`;
-}
-
 /**
  * Which screen a location (a path with an optional query) shows (`matchRoute`), with its title
  * (which names `brand`, the provider): the server's <title> and the client's document.title
