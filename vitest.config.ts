@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   plugins: [react()],
   test: {
+    globalSetup: ['testing/global-setup.ts'],
     projects: [
       { extends: true, test: { name: 'domain', include: ['src/domain/**/*.test.ts'] } },
       {

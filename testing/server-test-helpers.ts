@@ -7,6 +7,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Client } from 'pg';
 import { describe, onTestFinished } from 'vitest';
 import { compressDirectory } from '../scripts/compress';
+import { testSchemaPrefix } from './global-setup';
 import { ar } from '../src/domain/catalogue';
 import { basePath } from '../src/domain/links';
 import type { Brand, FormState } from '../src/domain/render-contract';
@@ -183,7 +184,7 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   }
 
   if (testDatabaseUrl === undefined) throw new Error('TEST_DATABASE_URL is not set');
-  const schema = uniqueName('tasjeel_test');
+  const schema = uniqueName(testSchemaPrefix().slice(0, -1));
   const admin = new Client({ connectionString: testDatabaseUrl, connectionTimeoutMillis: 5_000 });
   await admin.connect();
   await admin.query(`create schema ${schema}`);
@@ -203,13 +204,8 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
       );
       return rows;
     },
-    async drop() {
-      try {
-        await admin.query(`drop schema ${schema} cascade`);
-      } finally {
-        await admin.end();
-      }
-    },
+    // The schema itself is dropped when the run ends (global-setup.ts).
+    drop: () => admin.end(),
   };
 }
 
