@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import { writeTransaction } from '../db/dialect';
+import { countKeys, storedCounts } from './sign-up-counts';
 import type { Database, RegistrationsTable, Tables, WebhookEventsTable } from '../db/schema';
 
 // Issue 15 (the PDPL): submissions deleted by age (RETENTION_DAYS) or on a person's request
@@ -74,58 +75,26 @@ export async function deleteSubmissions(
       const ids = rows.map(({ id }) => id);
       if (ids.length === 0) return { ids, webhookEvents: 0 };
       const chosen = trx.selectFrom('registrations').select('id').where(selected(trx, selection));
-      type Counted = ExpressionBuilder<
-        Tables & { sign_up: RegistrationsTable; lead: RegistrationsTable },
-        'sign_up' | 'lead'
-      >;
-      const keys = (eb: Counted) => [
-        eb.fn<string>('substr', ['sign_up.created_at', sql.lit(1), sql.lit(10)]),
-        eb.fn.coalesce('lead.marketing_id', sql.lit('')),
-        eb.fn.coalesce('lead.package_key', sql.lit('')),
-        eb.fn.coalesce('lead.utm_source', sql.lit('')),
-        eb.fn.coalesce('lead.utm_campaign', sql.lit('')),
-      ];
+      // Counted first, as every count of a lead counts them (sign-up-counts.ts).
+      const counted = storedCounts(trx, { since: '', ids: chosen, repeats: true }).as('counted');
       await trx
         .insertInto('sign_up_totals')
-        .columns([
-          'day',
-          'marketing_id',
-          'package_key',
-          'utm_source',
-          'utm_campaign',
-          'leads',
-          'repeats',
-        ])
+        .columns([...countKeys, 'leads', 'repeats'])
         .expression(
           trx
-            .selectFrom('registrations as sign_up')
-            .innerJoin('registrations as lead', (join) =>
-              join.on((eb) =>
-                eb('lead.id', '=', eb.fn.coalesce('sign_up.repeat_of', 'sign_up.id')),
-              ),
-            )
-            .where('sign_up.id', 'in', chosen)
-            .select((eb) => {
-              const [day, marketingId, packageKey, utmSource, utmCampaign] = keys(eb);
-              return [
-                day!.as('day'),
-                marketingId!.as('marketing_id'),
-                packageKey!.as('package_key'),
-                utmSource!.as('utm_source'),
-                utmCampaign!.as('utm_campaign'),
-                sql<number>`count(*) - count(${eb.ref('sign_up.repeat_of')})`.as('leads'),
-                eb.fn.count<number>('sign_up.repeat_of').as('repeats'),
-              ];
-            })
-            .groupBy(keys),
+            .selectFrom(counted)
+            .select((eb) => [
+              ...countKeys,
+              eb.fn.sum<number>('leads').as('leads'),
+              eb.fn.sum<number>('repeats').as('repeats'),
+            ])
+            .groupBy([...countKeys]),
         )
         .onConflict((oc) =>
-          oc
-            .columns(['day', 'marketing_id', 'package_key', 'utm_source', 'utm_campaign'])
-            .doUpdateSet((eb) => ({
-              leads: eb(eb.ref('sign_up_totals.leads'), '+', eb.ref('excluded.leads')),
-              repeats: eb(eb.ref('sign_up_totals.repeats'), '+', eb.ref('excluded.repeats')),
-            })),
+          oc.columns([...countKeys]).doUpdateSet((eb) => ({
+            leads: eb(eb.ref('sign_up_totals.leads'), '+', eb.ref('excluded.leads')),
+            repeats: eb(eb.ref('sign_up_totals.repeats'), '+', eb.ref('excluded.repeats')),
+          })),
         )
         .execute();
       const events = await trx

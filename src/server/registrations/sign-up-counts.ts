@@ -1,9 +1,15 @@
-import { sql, type Expression, type Kysely } from 'kysely';
-import type { Tables } from '../db/schema';
+import { sql, type Expression, type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { RegistrationsTable, Tables } from '../db/schema';
 
 /** What a count can be split by: the day a submission was made, its lead's link and campaign. */
 export type CountKey = 'day' | 'marketing_id' | 'package_key' | 'utm_source' | 'utm_campaign';
-const countKeys = ['day', 'marketing_id', 'package_key', 'utm_source', 'utm_campaign'] as const;
+export const countKeys = [
+  'day',
+  'marketing_id',
+  'package_key',
+  'utm_source',
+  'utm_campaign',
+] as const;
 
 export interface CountFilter {
   /** From this time on (ISO); a deleted submission counts from its day on. */
@@ -20,68 +26,82 @@ export type SignUpCount<K extends CountKey> = { [Key in K]: string | null } & {
   repeats: number;
 };
 
-const text = (value: Expression<string | null>) => sql<string>`coalesce(${value}, '')`;
-const dayOf = (value: Expression<string>) => sql<string>`substr(${value}, 1, 10)`;
+const day = (createdAt: Expression<string>) => sql<string>`substr(${createdAt}, 1, 10)`;
+// The lead's link and campaign, '' for none: what a count is kept by, with the day. Both
+// queries below name the lead's row `lead`.
+const leadColumns = [
+  'marketing_id',
+  'package_key',
+  'utm_source',
+  'utm_campaign',
+] as const satisfies (keyof RegistrationsTable)[];
+const leadKey = (column: (typeof leadColumns)[number]) =>
+  sql<string>`coalesce(${sql.ref(`lead.${column}`)}, '')`;
+const leadKeys = () => leadColumns.map((column) => leadKey(column).as(column));
+
+/** Which stored sign-ups a count reads. */
+interface Stored {
+  since: string;
+  marketingId?: string;
+  /** Only these (a deletion's, counted before they go). */
+  ids?: SelectQueryBuilder<Tables, 'registrations', { id: string }>;
+  repeats: boolean;
+}
 
 /**
- * The one count of a lead: stored first rows, plus the counts kept for deleted ones
- * (sign_up_totals), each for the day it was made and its lead's link and campaign. The report
- * per link and per campaign and a marketer's numbers all count with it, so that they agree,
- * also after a retention purge.
+ * Stored sign-ups by the day each was made and its lead's link and campaign: leads (first rows)
+ * and repeats. What countSignUps adds to the kept counts, and what a deletion keeps
+ * (registrations/personal-data.ts), so that a lead is counted one way before and after.
+ */
+export function storedCounts(db: Kysely<Tables>, { since, marketingId, ids, repeats }: Stored) {
+  // A lead is its own lead: read alone, through the marketer's covering index.
+  const leads = db
+    .selectFrom('registrations as lead')
+    .where('lead.repeat_of', 'is', null)
+    .where('lead.created_at', '>=', since)
+    .$if(marketingId !== undefined, (q) => q.where('lead.marketing_id', '=', marketingId!))
+    .$if(ids !== undefined, (q) => q.where('lead.id', 'in', ids!))
+    .select((eb) => [
+      day(eb.ref('lead.created_at')).as('day'),
+      ...leadKeys(),
+      eb.fn.countAll<number>().as('leads'),
+      sql<number>`0`.as('repeats'),
+    ])
+    .groupBy((eb) => [day(eb.ref('lead.created_at')), ...leadColumns.map(leadKey)]);
+  if (!repeats) return leads;
+  return leads.unionAll(
+    db
+      .selectFrom('registrations as r')
+      .innerJoin('registrations as lead', 'lead.id', 'r.repeat_of')
+      .where('r.created_at', '>=', since)
+      .$if(marketingId !== undefined, (q) => q.where('lead.marketing_id', '=', marketingId!))
+      .$if(ids !== undefined, (q) => q.where('r.id', 'in', ids!))
+      .select((eb) => [
+        day(eb.ref('r.created_at')).as('day'),
+        ...leadKeys(),
+        sql<number>`0`.as('leads'),
+        eb.fn.countAll<number>().as('repeats'),
+      ])
+      .groupBy((eb) => [day(eb.ref('r.created_at')), ...leadColumns.map(leadKey)]),
+  );
+}
+
+/**
+ * The one count of a lead: stored sign-ups (storedCounts), plus the counts kept for deleted ones
+ * (sign_up_totals). The report per link and per campaign and a marketer's numbers all count
+ * with it, so that they agree, also after a retention purge.
  */
 export async function countSignUps<K extends CountKey>(
   db: Kysely<Tables>,
   by: readonly K[],
   { since = '', marketingId, repeats = false }: CountFilter = {},
 ): Promise<SignUpCount<K>[]> {
-  const leads = db
-    .selectFrom('registrations as r')
-    .where('r.repeat_of', 'is', null)
-    .where('r.created_at', '>=', since)
-    .$if(marketingId !== undefined, (q) => q.where('r.marketing_id', '=', marketingId!))
-    .select((eb) => [
-      dayOf(eb.ref('r.created_at')).as('day'),
-      text(eb.ref('r.marketing_id')).as('marketing_id'),
-      text(eb.ref('r.package_key')).as('package_key'),
-      text(eb.ref('r.utm_source')).as('utm_source'),
-      text(eb.ref('r.utm_campaign')).as('utm_campaign'),
-      eb.fn.countAll<number>().as('leads'),
-      sql<number>`0`.as('repeats'),
-    ])
-    .groupBy((eb) => [
-      dayOf(eb.ref('r.created_at')),
-      text(eb.ref('r.marketing_id')),
-      text(eb.ref('r.package_key')),
-      text(eb.ref('r.utm_source')),
-      text(eb.ref('r.utm_campaign')),
-    ]);
-  const repeated = db
-    .selectFrom('registrations as r')
-    .innerJoin('registrations as lead', 'lead.id', 'r.repeat_of')
-    .where('r.created_at', '>=', since)
-    .$if(marketingId !== undefined, (q) => q.where('lead.marketing_id', '=', marketingId!))
-    .select((eb) => [
-      dayOf(eb.ref('r.created_at')).as('day'),
-      text(eb.ref('lead.marketing_id')).as('marketing_id'),
-      text(eb.ref('lead.package_key')).as('package_key'),
-      text(eb.ref('lead.utm_source')).as('utm_source'),
-      text(eb.ref('lead.utm_campaign')).as('utm_campaign'),
-      sql<number>`0`.as('leads'),
-      eb.fn.countAll<number>().as('repeats'),
-    ])
-    .groupBy((eb) => [
-      dayOf(eb.ref('r.created_at')),
-      text(eb.ref('lead.marketing_id')),
-      text(eb.ref('lead.package_key')),
-      text(eb.ref('lead.utm_source')),
-      text(eb.ref('lead.utm_campaign')),
-    ]);
   const deleted = db
     .selectFrom('sign_up_totals')
     .where('day', '>=', since.slice(0, 10))
     .$if(marketingId !== undefined, (q) => q.where('marketing_id', '=', marketingId!))
     .select([...countKeys, 'leads', 'repeats']);
-  const all = repeats ? leads.unionAll(repeated).unionAll(deleted) : leads.unionAll(deleted);
+  const all = storedCounts(db, { since, marketingId, repeats }).unionAll(deleted);
   const rows = await db
     .selectFrom(all.as('counted'))
     .select((eb) => [
