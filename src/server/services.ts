@@ -20,15 +20,13 @@ import { createOutbox, type Outbox } from './webhooks/outbox';
  * need each part: no plugin finds another's service on the app.
  */
 export interface Services {
-  /** The clock of the 24-hour repeat rule, the visits' days and the webhooks; tests move it. */
-  now: () => Date;
   database: Database;
   /** The store that instances share (rate-limit counters, the visitor salt); when configured. */
   redis: Redis | undefined;
   /** Set when METRICS_PORT is: the plugins record into it. */
   metrics: Metrics | null;
   registrations: RegistrationRepository;
-  /** Notes page visits in memory; the pages plugin writes them every second. */
+  /** Notes page visits in memory; plugins/visits.ts writes them every second. */
   visits: VisitCounter;
   /** The stored visits, for reading (the marketers' numbers). */
   visitRepository: VisitRepository;
@@ -51,6 +49,7 @@ export interface Services {
 export async function createServices(
   config: Config,
   log: FastifyBaseLogger,
+  /** The clock of the visits' days; tests move it. */
   now: () => Date,
 ): Promise<Services> {
   const database = await openDatabase(config.database, (error) =>
@@ -91,7 +90,6 @@ export async function createServices(
   );
   const visitRepository = createVisitRepository(database);
   return {
-    now,
     database,
     redis,
     metrics,

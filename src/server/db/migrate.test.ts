@@ -130,6 +130,23 @@ describeOnBackends('on $name', ({ database: kind }) => {
     expect(await test.events()).toHaveLength(1);
   });
 
+  it('goes back down to the previous version and up again, its rows kept', async () => {
+    const test = await createTestDatabase(kind);
+    onTestFinished(() => test.drop());
+    const database = await openDatabase(loadConfig({ DATABASE_URL: test.url }).database);
+    onTestFinished(() => database.close());
+    await migrateToLatest(database);
+    await createRegistrationRepository(database, { webhookEvents: true }).register(
+      { name: 'سارة', phone: '966500000001', notes },
+      new Date('2025-03-01T09:00:00.000Z'),
+    );
+    const { error } = await (await migrator(database)).migrateTo('2026-11-23T1900-sign-up-totals');
+    if (error !== undefined) throw error;
+    await migrateToLatest(database);
+    const [row] = await test.rows();
+    expect(await test.events()).toMatchObject([{ subject_id: row?.id, status: 'pending' }]);
+  });
+
   it.runIf(kind === 'postgres')(
     'leaves no stored function, and puts the previous version’s back going down',
     async () => {

@@ -14,35 +14,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     return;
   }
   // SQLite cannot drop a foreign key: the table is made anew and its rows moved.
-  await db.schema
-    .createTable('webhook_events_next')
-    .addColumn('id', 'text', (column) => column.primaryKey())
-    .addColumn('subject_id', 'text', (column) => column.notNull())
-    .addColumn('type', 'text', (column) => column.notNull())
-    .addColumn('status', 'text', (column) => column.notNull())
-    .addColumn('attempts', 'integer', (column) => column.notNull().defaultTo(0))
-    .addColumn('created_at', 'text', (column) => column.notNull())
-    .addColumn('next_attempt_at', 'text', (column) => column.notNull())
-    .addColumn('locked_until', 'text')
-    .addColumn('delivered_at', 'text')
-    .addColumn('last_error', 'text')
-    .execute();
-  await sql`insert into webhook_events_next (id, subject_id, type, status, attempts, created_at,
-      next_attempt_at, locked_until, delivered_at, last_error)
-    select id, registration_id, type, status, attempts, created_at, next_attempt_at,
-      locked_until, delivered_at, last_error from webhook_events`.execute(db);
-  await db.schema.dropTable('webhook_events').execute();
-  await db.schema.alterTable('webhook_events_next').renameTo('webhook_events').execute();
-  await db.schema
-    .createIndex('webhook_events_due')
-    .on('webhook_events')
-    .columns(['status', 'next_attempt_at'])
-    .execute();
-  await db.schema
-    .createIndex('webhook_events_subject')
-    .on('webhook_events')
-    .column('subject_id')
-    .execute();
+  await rebuild(db, 'subject_id');
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
@@ -56,14 +28,24 @@ export async function down(db: Kysely<unknown>): Promise<void> {
       foreign key (registration_id) references registrations (id) on delete cascade`.execute(db);
     return;
   }
+  await rebuild(db, 'registration_id');
+}
+
+/** SQLite: webhook_events anew, its subject in `subject` (with the foreign key going down). */
+async function rebuild(db: Kysely<unknown>, subject: 'subject_id' | 'registration_id') {
+  const before = subject === 'subject_id' ? 'registration_id' : 'subject_id';
   await db.schema.alterTable('webhook_events').renameTo('webhook_events_before').execute();
   await db.schema.dropIndex('webhook_events_due').execute();
-  await db.schema.dropIndex('webhook_events_subject').execute();
+  await db.schema
+    .dropIndex(`webhook_events_${before === 'subject_id' ? 'subject' : 'registration'}`)
+    .execute();
   await db.schema
     .createTable('webhook_events')
     .addColumn('id', 'text', (column) => column.primaryKey())
-    .addColumn('registration_id', 'text', (column) =>
-      column.notNull().references('registrations.id').onDelete('cascade'),
+    .addColumn(subject, 'text', (column) =>
+      subject === 'subject_id'
+        ? column.notNull()
+        : column.notNull().references('registrations.id').onDelete('cascade'),
     )
     .addColumn('type', 'text', (column) => column.notNull())
     .addColumn('status', 'text', (column) => column.notNull())
@@ -74,6 +56,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     .addColumn('delivered_at', 'text')
     .addColumn('last_error', 'text')
     .execute();
+  // The columns in the same order: only the subject's name changed.
   await sql`insert into webhook_events select * from webhook_events_before`.execute(db);
   await db.schema.dropTable('webhook_events_before').execute();
   await db.schema
@@ -82,8 +65,8 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     .columns(['status', 'next_attempt_at'])
     .execute();
   await db.schema
-    .createIndex('webhook_events_registration')
+    .createIndex(`webhook_events_${subject === 'subject_id' ? 'subject' : 'registration'}`)
     .on('webhook_events')
-    .column('registration_id')
+    .column(subject)
     .execute();
 }
