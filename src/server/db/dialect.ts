@@ -1,8 +1,34 @@
+import { createHash } from 'node:crypto';
 import { PostgresAdapter, sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database, Tables } from './schema';
 
 // Where SQLite and PostgreSQL truly differ, each difference once. Every other query is the same
 // Kysely code on both.
+
+/** A name's PostgreSQL advisory lock: the first 64 bits of its SHA-256, signed. */
+export function lockKey(name: string): bigint {
+  return BigInt.asIntN(
+    64,
+    BigInt(`0x${createHash('sha256').update(name).digest('hex').slice(0, 16)}`),
+  );
+}
+
+/**
+ * How a write transaction begins. SQLite has one writer: BEGIN IMMEDIATE takes its write lock
+ * at once, which covers every name (a deferred BEGIN would read first and could then fail to
+ * upgrade, SQLITE_BUSY, when another process wrote in between). PostgreSQL takes one advisory
+ * lock a name, in one order so that two transactions cannot deadlock, and each later statement
+ * (READ COMMITTED) reads on a snapshot that sees every commit made before the lock was granted.
+ * The keys are numbers, written into the text, so that the begin and the locks are one round
+ * trip (a query without parameters may hold several statements).
+ */
+function begin(database: Database, locks: string[]) {
+  if (database.kind === 'sqlite') return sql`begin immediate`;
+  const keys = [...new Set(locks.map(lockKey))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return sql.raw(
+    ['begin', ...keys.map((key) => `select pg_advisory_xact_lock(${key})`)].join('; '),
+  );
+}
 
 /**
  * Runs `work` in one transaction that holds each of `locks` until it ends, so that two writers
@@ -14,25 +40,10 @@ export function writeTransaction<T>(
   locks: string[],
   work: (trx: Kysely<Tables>) => Promise<T>,
 ): Promise<T> {
-  if (database.kind === 'postgres') {
-    return database.db.transaction().execute(async (trx) => {
-      // One advisory lock a name, all in one statement and in one order, so that two
-      // transactions cannot deadlock. Each later statement of the transaction (READ COMMITTED)
-      // reads on a fresh snapshot, which sees every commit made before the lock was granted.
-      if (locks.length > 0) {
-        await sql`select pg_advisory_xact_lock(key) from (
-            select distinct hashtextextended(name, 0) as key from unnest(${locks}::text[]) as name
-            order by key) as keys`.execute(trx);
-      }
-      return work(trx);
-    });
-  }
-  // SQLite has one writer: BEGIN IMMEDIATE takes its write lock at once, which covers every
-  // name. A deferred BEGIN would read first and could then fail to upgrade (SQLITE_BUSY) when
-  // another process wrote in between.
   return database.db.connection().execute(async (connection) => {
-    await sql`begin immediate`.execute(connection);
     try {
+      // Inside: a lock that times out leaves the transaction begun, and it must be rolled back.
+      await begin(database, locks).execute(connection);
       const result = await work(connection);
       await sql`commit`.execute(connection);
       return result;

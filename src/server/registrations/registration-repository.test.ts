@@ -3,6 +3,7 @@ import pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { buildNotes } from '../../domain/notes';
 import { openDatabase } from '../db/database';
+import { lockKey } from '../db/dialect';
 import { migrateToLatest } from '../db/migrate';
 import { loadConfig } from '../env';
 import {
@@ -133,10 +134,8 @@ const holding: Record<TestBackend['database'], (url: string) => Promise<() => Pr
     // The advisory lock of the second sign-up, held past the server's 5 s statement_timeout.
     const holder = new pg.Client({ connectionString: url });
     await holder.connect();
-    await holder.query(
-      `select pg_advisory_lock(hashtextextended('sign-up ' || $1 || ' ' || $2, 0))`,
-      [distinct(2).phone, distinct(2).notes],
-    );
+    const { phone, notes } = distinct(2);
+    await holder.query(`select pg_advisory_lock(${lockKey(`sign-up ${phone} ${notes}`)})`);
     return () => holder.end();
   },
 };
