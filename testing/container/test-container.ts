@@ -217,7 +217,8 @@ async function alone(): Promise<void> {
   const readOnly = (
     await podman('inspect', '--format', '{{.HostConfig.ReadonlyRootfs}}', first)
   ).trim();
-  const touched = await run('podman', ['exec', first, 'touch', '/app/probe']);
+  // The node user's home is its own: only a read-only root refuses it a file there.
+  const touched = await run('podman', ['exec', first, 'touch', '/home/node/probe']);
   check(
     'it serves sign-ups with --read-only, writing only to /data',
     readOnly === 'true' && signUpOutcome.status === 201 && touched.code !== 0,
@@ -509,8 +510,8 @@ if (failed === 0) {
     await part('the image alone', alone);
     await part('compose.yaml', () => composed(dir));
   } finally {
-    if (failed > 0) await keepLogs();
-    await cleanUp();
+    if (failed > 0) await part('keeping the logs', keepLogs);
+    await part('removing the containers', cleanUp);
     await rm(dir, { recursive: true, force: true });
   }
 }
