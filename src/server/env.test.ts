@@ -198,17 +198,37 @@ describe('loadConfig', () => {
     ).toThrow(/MARKETER_AUTH_SECRET: must not be set with MARKETER_AUTH_JWKS_URL/);
   });
 
-  it('reads PRIVACY_URL into the brand and RETENTION_DAYS, both unset by default', () => {
+  it('reads PRIVACY_URL and PRIVACY_VERSION into the brand and RETENTION_DAYS, all unset by default', () => {
     expect(loadConfig({})).toMatchObject({
-      brand: { privacyUrl: undefined },
+      brand: { privacyUrl: undefined, privacyVersion: undefined },
       retentionDays: undefined,
     });
     expect(
-      loadConfig({ PRIVACY_URL: 'https://provider.example/privacy', RETENTION_DAYS: '365' }),
+      loadConfig({
+        PRIVACY_URL: 'https://provider.example/privacy',
+        PRIVACY_VERSION: ' 2026-11 ',
+        RETENTION_DAYS: '365',
+      }),
     ).toMatchObject({
-      brand: { privacyUrl: 'https://provider.example/privacy' },
+      brand: { privacyUrl: 'https://provider.example/privacy', privacyVersion: '2026-11' },
       retentionDays: 365,
     });
+  });
+
+  it.each([
+    ['blank', '   '],
+    ['two lines', '2026-11\nold'],
+    ['too long', 'v'.repeat(41)],
+  ])('refuses a PRIVACY_VERSION %s', (_, version) => {
+    expect(() =>
+      loadConfig({ PRIVACY_URL: 'https://provider.example/privacy', PRIVACY_VERSION: version }),
+    ).toThrow(/Invalid environment:\n {2}PRIVACY_VERSION: /);
+  });
+
+  it('refuses PRIVACY_VERSION without PRIVACY_URL: a version of no notice', () => {
+    expect(() => loadConfig({ PRIVACY_VERSION: '2026-11' })).toThrow(
+      /PRIVACY_VERSION: is set without PRIVACY_URL/,
+    );
   });
 
   it('refuses WEBHOOK_URL without WEBHOOK_SECRET', () => {

@@ -156,6 +156,14 @@ const envSchema = z.object({
   PUBLIC_URL: publicUrl.optional(),
   // The provider's privacy policy: set, the form names it under the button (docs/personal-data.md).
   PRIVACY_URL: z.url({ protocol: /^https?$/ }).optional(),
+  // Which version of that policy the form links: recorded with each submission as it is.
+  PRIVACY_VERSION: z
+    .string()
+    .trim()
+    .min(1, 'must not be blank')
+    .max(40, 'must be 40 characters or fewer, such as 2026-11')
+    .refine((version) => !/[\p{Cc}]/u.test(version), 'must be one line, without control characters')
+    .optional(),
   // Set: submissions older than this many days are deleted, their counts kept as daily totals.
   // At least 1, so no lead is deleted while a repeat may still be linked to it (24 hours).
   RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).optional(),
@@ -237,6 +245,8 @@ export interface Config {
     logo: LogoFile | undefined;
     licence: string | undefined;
     privacyUrl: string | undefined;
+    /** Recorded with each submission beside privacyUrl (docs/personal-data.md). */
+    privacyVersion: string | undefined;
   };
   /**
    * The origin link previews name (https://host[:port]); when unset, each page names the origin
@@ -306,6 +316,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       path: ['WEBHOOK_SECRET'],
       message: 'is required when WEBHOOK_URL is set',
     })
+    // A version of no notice: the form shows none without PRIVACY_URL.
+    .refine((env) => env.PRIVACY_VERSION === undefined || env.PRIVACY_URL !== undefined, {
+      path: ['PRIVACY_VERSION'],
+      message: 'is set without PRIVACY_URL',
+    })
     // One source of keys: with both, which one a token was checked against would be a guess.
     .refine(
       (env) => env.MARKETER_AUTH_JWKS_URL === undefined || env.MARKETER_AUTH_SECRET === undefined,
@@ -329,6 +344,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       logo: parsed.BRAND_LOGO,
       licence: parsed.BRAND_LICENCE,
       privacyUrl: parsed.PRIVACY_URL,
+      privacyVersion: parsed.PRIVACY_VERSION,
     },
     publicUrl: parsed.PUBLIC_URL,
     loadShedDelayMs: parsed.LOAD_SHED_DELAY_MS,

@@ -100,6 +100,8 @@ describeOnBackends('webhooks on $name', (backend) => {
         source: 'marketer_link',
         repeat_of: null,
         utm: {},
+        // No PRIVACY_URL here: no notice to record; the pages' API call.
+        consent: { privacy_url: '', privacy_version: '', channel: 'api' },
       },
     });
     expect(byRegistration.get(freeTrial)?.data).toMatchObject({
@@ -124,9 +126,10 @@ describeOnBackends('webhooks on $name', (backend) => {
     expect(stored_events.every((event) => event.status === 'delivered')).toBe(true);
   });
 
-  it('delivers a sign-up made without JavaScript (the form posted by the browser)', async () => {
+  it('delivers a sign-up made without JavaScript (the form posted by the browser), with its consent', async () => {
     const endpoint = await receiver();
-    const { app } = await appWithWebhooks(backend, endpoint.url, endpoint.secret);
+    const notice = { PRIVACY_URL: 'https://provider.example/privacy', PRIVACY_VERSION: '2026-11' };
+    const { app } = await appWithWebhooks(backend, endpoint.url, endpoint.secret, notice);
     const response = await app.inject({
       method: 'POST',
       url: '/register/register-client/premium_reco/42',
@@ -142,6 +145,7 @@ describeOnBackends('webhooks on $name', (backend) => {
       phone: values.phone,
       marketing_id: '42',
       package_key: 'premium_reco',
+      consent: { privacy_url: notice.PRIVACY_URL, privacy_version: '2026-11', channel: 'form' },
     });
   });
 
