@@ -147,7 +147,7 @@ describe('loadConfig', () => {
     ).toMatchObject({
       webhooks: {
         url: 'https://crm.example/hooks',
-        secret,
+        secrets: [secret],
         timeoutMs: 10_000,
         retryDelaysMs: [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000].map((s) => s * 1_000),
       },
@@ -159,6 +159,29 @@ describe('loadConfig', () => {
         WEBHOOK_RETRY_DELAYS: '250ms, 2s,1m',
       }).webhooks?.retryDelaysMs,
     ).toEqual([250, 2_000, 60_000]);
+  });
+
+  it('reads two webhook secrets, the new one first, and never quotes one it refuses', () => {
+    const [next, previous] = [7, 8].map(
+      (byte) => `whsec_${Buffer.alloc(32, byte).toString('base64')}`,
+    );
+    const url = 'https://crm.example/hooks';
+    expect(
+      loadConfig({ WEBHOOK_URL: url, WEBHOOK_SECRET: `${next}, ${previous}` }).webhooks?.secrets,
+    ).toEqual([next, previous]);
+    const short = `whsec_${Buffer.alloc(8, 9).toString('base64')}`;
+    for (const value of [`${next},${short}`, `${next},${previous},${next}`, `${next},`]) {
+      let message = '';
+      try {
+        loadConfig({ WEBHOOK_URL: url, WEBHOOK_SECRET: value });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/^Invalid environment:\n {2}WEBHOOK_SECRET: /);
+      for (const secret of [next, previous, short]) {
+        expect(message).not.toContain(secret?.slice('whsec_'.length, 20));
+      }
+    }
   });
 
   it("reads the marketers' token settings; without keys the numbers are off", () => {

@@ -159,6 +159,29 @@ describeOnBackends('webhooks on $name', (backend) => {
     expect((await events())[0]?.status).not.toBe('delivered');
   });
 
+  it('signs with both secrets while they are rotated: the receiver verifies with the old one, then the new one', async () => {
+    const [next, previous] = [newWebhookSecret(), newWebhookSecret()];
+    const signatures: string[] = [];
+    const endpoint = await receiver((request) => {
+      signatures.push(String(request.headers['webhook-signature']));
+      return 204;
+    }, previous);
+    const { app } = await appWithWebhooks(backend, endpoint.url, `${next},${previous}`);
+
+    const first = await signUp(app);
+    await endpoint.waitFor(1);
+    // The receiver moves to the new secret at its own pace; the server runs on, unchanged.
+    endpoint.verifyWith(next);
+    const second = await signUp(app, '966500000002');
+    await endpoint.waitFor(2);
+
+    expect(endpoint.rejected()).toBe(0);
+    expect(endpoint.received.map((event) => event.data.id)).toEqual([first, second]);
+    // Standard Webhooks: one signature per secret, separated by a space.
+    expect(signatures).toHaveLength(2);
+    for (const header of signatures) expect(header).toMatch(/^v1,\S+ v1,\S+$/);
+  });
+
   it('retries a 503 and an answer that never comes, then delivers, logging no personal data', async () => {
     const endpoint = await receiver((_, n) => (n === 1 ? 503 : n === 2 ? 'hang' : 200));
     const { app, events, log } = await appWithWebhooks(backend, endpoint.url, endpoint.secret, {
