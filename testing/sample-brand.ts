@@ -11,6 +11,7 @@ export const sampleBrand = {
   licence: '08126-37',
   siteUrl: 'https://provider.example/',
   privacyUrl: 'https://provider.example/privacy',
+  privacyVersion: '2026-11',
 };
 
 /** The same, as the server's environment. */
@@ -19,4 +20,5 @@ export const sampleBrandEnv = {
   BRAND_LOGO: sampleBrand.logo,
   BRAND_LICENCE: sampleBrand.licence,
   PRIVACY_URL: sampleBrand.privacyUrl,
+  PRIVACY_VERSION: sampleBrand.privacyVersion,
 };

@@ -29,6 +29,8 @@ export interface WebhookReceiver {
   rejected: () => number;
   /** Requests of any kind. */
   requests: () => number;
+  /** From now on verifies with this secret alone, as a receiver does once it has rotated. */
+  verifyWith(secret: string): void;
   /** Resolves once `count` verified requests have arrived; rejects after `timeoutMs`. */
   waitFor(count: number, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -44,7 +46,7 @@ export async function startWebhookReceiver(
   /** 0 for any free one; a given port lets a benchmark bring a down endpoint back. */
   port = 0,
 ): Promise<WebhookReceiver> {
-  const webhook = new Webhook(secret);
+  let webhook = new Webhook(secret);
   const received: ReceivedEvent[] = [];
   let rejected = 0;
   let requests = 0;
@@ -78,6 +80,9 @@ export async function startWebhookReceiver(
     received,
     rejected: () => rejected,
     requests: () => requests,
+    verifyWith(next) {
+      webhook = new Webhook(next);
+    },
     waitFor(count, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
         const check = () => {

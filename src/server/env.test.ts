@@ -147,7 +147,7 @@ describe('loadConfig', () => {
     ).toMatchObject({
       webhooks: {
         url: 'https://crm.example/hooks',
-        secret,
+        secrets: [secret],
         timeoutMs: 10_000,
         retryDelaysMs: [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000].map((s) => s * 1_000),
       },
@@ -159,6 +159,29 @@ describe('loadConfig', () => {
         WEBHOOK_RETRY_DELAYS: '250ms, 2s,1m',
       }).webhooks?.retryDelaysMs,
     ).toEqual([250, 2_000, 60_000]);
+  });
+
+  it('reads two webhook secrets, the new one first, and never quotes one it refuses', () => {
+    const [next, previous] = [7, 8].map(
+      (byte) => `whsec_${Buffer.alloc(32, byte).toString('base64')}`,
+    );
+    const url = 'https://crm.example/hooks';
+    expect(
+      loadConfig({ WEBHOOK_URL: url, WEBHOOK_SECRET: `${next}, ${previous}` }).webhooks?.secrets,
+    ).toEqual([next, previous]);
+    const short = `whsec_${Buffer.alloc(8, 9).toString('base64')}`;
+    for (const value of [`${next},${short}`, `${next},${previous},${next}`, `${next},`]) {
+      let message = '';
+      try {
+        loadConfig({ WEBHOOK_URL: url, WEBHOOK_SECRET: value });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/^Invalid environment:\n {2}WEBHOOK_SECRET: /);
+      for (const secret of [next, previous, short]) {
+        expect(message).not.toContain(secret?.slice('whsec_'.length, 20));
+      }
+    }
   });
 
   it("reads the marketers' token settings; without keys the numbers are off", () => {
@@ -198,17 +221,37 @@ describe('loadConfig', () => {
     ).toThrow(/MARKETER_AUTH_SECRET: must not be set with MARKETER_AUTH_JWKS_URL/);
   });
 
-  it('reads PRIVACY_URL into the brand and RETENTION_DAYS, both unset by default', () => {
+  it('reads PRIVACY_URL and PRIVACY_VERSION into the brand and RETENTION_DAYS, all unset by default', () => {
     expect(loadConfig({})).toMatchObject({
-      brand: { privacyUrl: undefined },
+      brand: { privacyUrl: undefined, privacyVersion: undefined },
       retentionDays: undefined,
     });
     expect(
-      loadConfig({ PRIVACY_URL: 'https://provider.example/privacy', RETENTION_DAYS: '365' }),
+      loadConfig({
+        PRIVACY_URL: 'https://provider.example/privacy',
+        PRIVACY_VERSION: ' 2026-11 ',
+        RETENTION_DAYS: '365',
+      }),
     ).toMatchObject({
-      brand: { privacyUrl: 'https://provider.example/privacy' },
+      brand: { privacyUrl: 'https://provider.example/privacy', privacyVersion: '2026-11' },
       retentionDays: 365,
     });
+  });
+
+  it.each([
+    ['blank', '   '],
+    ['two lines', '2026-11\nold'],
+    ['too long', 'v'.repeat(41)],
+  ])('refuses a PRIVACY_VERSION %s', (_, version) => {
+    expect(() =>
+      loadConfig({ PRIVACY_URL: 'https://provider.example/privacy', PRIVACY_VERSION: version }),
+    ).toThrow(/Invalid environment:\n {2}PRIVACY_VERSION: /);
+  });
+
+  it('refuses PRIVACY_VERSION without PRIVACY_URL: a version of no notice', () => {
+    expect(() => loadConfig({ PRIVACY_VERSION: '2026-11' })).toThrow(
+      /PRIVACY_VERSION: is set without PRIVACY_URL/,
+    );
   });
 
   it('refuses WEBHOOK_URL without WEBHOOK_SECRET', () => {

@@ -86,16 +86,25 @@ const brandLogo = z.string().transform((path, ctx): LogoFile => {
   }
 });
 
-// Standard Webhooks secrets are 24 to 64 random bytes, base64, after `whsec_`.
+// Standard Webhooks secrets are 24 to 64 random bytes, base64, after `whsec_`. Two, the new one
+// first, while the receiver moves from the old one to the new (docs/webhooks.md): each delivery
+// is signed with both. The messages never quote a value.
 // https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md
-const webhookSecret = z.string().refine(
-  (value) => {
-    const key = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(value)?.[1];
-    const bytes = key === undefined ? 0 : Buffer.from(key, 'base64').length;
-    return bytes >= 24 && bytes <= 64;
-  },
-  { message: 'expected whsec_ followed by 24 to 64 bytes in base64' },
-);
+const webhookSecrets = z
+  .string()
+  .transform((value) => value.split(',').map((secret) => secret.trim()))
+  .refine((secrets) => secrets.length <= 2, {
+    message: 'expected one secret, or two separated by a comma (the new one first)',
+  })
+  .refine(
+    (secrets) =>
+      secrets.every((secret) => {
+        const key = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(secret)?.[1];
+        const bytes = key === undefined ? 0 : Buffer.from(key, 'base64').length;
+        return bytes >= 24 && bytes <= 64;
+      }),
+    { message: 'expected whsec_ followed by 24 to 64 bytes in base64 (each, when two)' },
+  );
 
 const durationUnits = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
 const retryDelays = z.string().transform((value, ctx) => {
@@ -156,6 +165,14 @@ const envSchema = z.object({
   PUBLIC_URL: publicUrl.optional(),
   // The provider's privacy policy: set, the form names it under the button (docs/personal-data.md).
   PRIVACY_URL: z.url({ protocol: /^https?$/ }).optional(),
+  // Which version of that policy the form links: recorded with each submission as it is.
+  PRIVACY_VERSION: z
+    .string()
+    .trim()
+    .min(1, 'must not be blank')
+    .max(40, 'must be 40 characters or fewer, such as 2026-11')
+    .refine((version) => !/[\p{Cc}]/u.test(version), 'must be one line, without control characters')
+    .optional(),
   // Set: submissions older than this many days are deleted, their counts kept as daily totals.
   // At least 1, so no lead is deleted while a repeat may still be linked to it (24 hours).
   RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).optional(),
@@ -169,7 +186,7 @@ const envSchema = z.object({
   ALTCHA_HMAC_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   // Set: every sign-up is also sent to this URL, signed (docs/webhooks.md).
   WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional(),
-  WEBHOOK_SECRET: webhookSecret.optional(),
+  WEBHOOK_SECRET: webhookSecrets.optional(),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   // After a failed attempt, the wait before each next one: the schedule Standard Webhooks
   // suggests, eight attempts over about 28 hours, so an endpoint down for a day loses nothing.
@@ -202,8 +219,8 @@ const envSchema = z.object({
 
 export interface WebhookConfig {
   url: string;
-  /** whsec_…: signs every delivery (Standard Webhooks). */
-  secret: string;
+  /** whsec_…, the new one first: each signs every delivery (Standard Webhooks). */
+  secrets: string[];
   timeoutMs: number;
   /** The wait after each failed attempt; after the last one the event is failed. */
   retryDelaysMs: number[];
@@ -237,6 +254,8 @@ export interface Config {
     logo: LogoFile | undefined;
     licence: string | undefined;
     privacyUrl: string | undefined;
+    /** Recorded with each submission beside privacyUrl (docs/personal-data.md). */
+    privacyVersion: string | undefined;
   };
   /**
    * The origin link previews name (https://host[:port]); when unset, each page names the origin
@@ -306,6 +325,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       path: ['WEBHOOK_SECRET'],
       message: 'is required when WEBHOOK_URL is set',
     })
+    // A version of no notice: the form shows none without PRIVACY_URL.
+    .refine((env) => env.PRIVACY_VERSION === undefined || env.PRIVACY_URL !== undefined, {
+      path: ['PRIVACY_VERSION'],
+      message: 'is set without PRIVACY_URL',
+    })
     // One source of keys: with both, which one a token was checked against would be a guess.
     .refine(
       (env) => env.MARKETER_AUTH_JWKS_URL === undefined || env.MARKETER_AUTH_SECRET === undefined,
@@ -329,6 +353,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       logo: parsed.BRAND_LOGO,
       licence: parsed.BRAND_LICENCE,
       privacyUrl: parsed.PRIVACY_URL,
+      privacyVersion: parsed.PRIVACY_VERSION,
     },
     publicUrl: parsed.PUBLIC_URL,
     loadShedDelayMs: parsed.LOAD_SHED_DELAY_MS,
@@ -343,7 +368,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         ? undefined
         : {
             url: parsed.WEBHOOK_URL,
-            secret: parsed.WEBHOOK_SECRET,
+            secrets: parsed.WEBHOOK_SECRET,
             timeoutMs: parsed.WEBHOOK_TIMEOUT_MS,
             retryDelaysMs: parsed.WEBHOOK_RETRY_DELAYS,
           },

@@ -31,6 +31,11 @@ const sara: StoredRegistration = {
   source: 'marketer_link',
   repeatOf: null,
   utm: { utm_source: 'snapchat', utm_campaign: 'ramadan' },
+  consent: {
+    privacyUrl: 'https://provider.example/privacy',
+    privacyVersion: '2026-11',
+    channel: 'api',
+  },
 };
 const tricky: StoredRegistration = {
   ...sara,
@@ -43,6 +48,8 @@ const tricky: StoredRegistration = {
   source: null,
   repeatOf: sara.id,
   utm: {},
+  // Stored before the notice and channel were kept.
+  consent: { privacyUrl: '', privacyVersion: '', channel: '' },
 };
 
 describe('formatRegistrations', () => {
@@ -51,7 +58,7 @@ describe('formatRegistrations', () => {
     expect(csv.startsWith('\uFEFF')).toBe(true);
     expect(csv.slice(1).split('\r\n')).toEqual([
       exportFields.join(','),
-      `${sara.id},${sara.createdAt},${sara.name},,${sara.phone},${sara.notes},42,premium_reco,marketer_link,,snapchat,,ramadan,,`,
+      `${sara.id},${sara.createdAt},${sara.name},,${sara.phone},${sara.notes},42,premium_reco,marketer_link,,snapchat,,ramadan,,,https://provider.example/privacy,2026-11,api`,
       '',
     ]);
   });
@@ -60,7 +67,7 @@ describe('formatRegistrations', () => {
     const row = formatRegistrations([tricky], 'csv').split('\r\n')[1];
     expect(row).toBe(
       `${tricky.id},${tricky.createdAt},"'=HYPERLINK(""http://evil.example"",""نعم, لا"")",` +
-        `a@example.com,966512345678,"line one\nline two",,,,${sara.id},,,,,`,
+        `a@example.com,966512345678,"line one\nline two",,,,${sara.id},,,,,,,,`,
     );
   });
 
@@ -95,8 +102,16 @@ describe('formatRegistrations', () => {
       utm_campaign: 'ramadan',
       utm_term: null,
       utm_content: null,
+      privacy_url: 'https://provider.example/privacy',
+      privacy_version: '2026-11',
+      channel: 'api',
     });
-    expect(JSON.parse(lines[1] ?? '')).toMatchObject({ repeat_of: sara.id });
+    expect(JSON.parse(lines[1] ?? '')).toMatchObject({
+      repeat_of: sara.id,
+      privacy_url: '',
+      privacy_version: '',
+      channel: '',
+    });
     expect(Object.keys(JSON.parse(lines[1] ?? ''))).toEqual([...exportFields]);
   });
 
@@ -184,7 +199,7 @@ describeOnBackends('on $name', (backend) => {
       expect(csv).toContain(`,${values.name},,${values.phone},`);
     });
 
-    it('shows a repeat with repeat_of, the first row id, before the campaign columns', async () => {
+    it('shows a repeat with repeat_of, the first row id, before the campaign and consent columns', async () => {
       const { app, databaseUrl } = await buildTestApp(backend);
       const post = (name: string) =>
         app.inject({
@@ -205,11 +220,71 @@ describeOnBackends('on $name', (backend) => {
       const lines = csv.slice(1).split('\r\n');
       expect(
         lines[0]?.endsWith(
-          ',source,repeat_of,utm_source,utm_medium,utm_campaign,utm_term,utm_content',
+          ',source,repeat_of,utm_source,utm_medium,utm_campaign,utm_term,utm_content' +
+            ',privacy_url,privacy_version,channel',
         ),
       ).toBe(true);
-      expect(lines[1]).toMatch(new RegExp(`^${id},.*,سارة,.*,,,,,,$`));
-      expect(lines[2]).toMatch(new RegExp(`,سارة أحمد,.*,${id},,,,,$`));
+      // No PRIVACY_URL: the notice is empty; both came by the API.
+      expect(lines[1]).toMatch(new RegExp(`^${id},.*,سارة,.*,,,,,,,,,api$`));
+      expect(lines[2]).toMatch(new RegExp(`,سارة أحمد,.*,${id},,,,,,,,api$`));
+    });
+
+    it('records the notice each submission was shown and its channel: the API’s and the form’s', async () => {
+      const notice = {
+        PRIVACY_URL: 'https://provider.example/privacy',
+        PRIVACY_VERSION: '2026-11',
+      };
+      const { app, databaseUrl, rows } = await buildTestApp(backend, notice);
+      const api = await app.inject({
+        method: 'POST',
+        url: '/api/external-register',
+        payload: buildPayload({ name: 'سارة', email: '', phone: '966500000001' }, {}),
+      });
+      expect(api.statusCode).toBe(201);
+      // The form as the browser posts it without JavaScript, from the site's own page.
+      const form = await app.inject({
+        method: 'POST',
+        url: '/register/register-client',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          origin: 'http://localhost:80',
+        },
+        payload: new URLSearchParams({ name: 'نورة', email: '', phone: '966500000002' }).toString(),
+      });
+      expect(form.statusCode).toBe(303);
+      const consent = (channel: string) => ({
+        privacy_url: notice.PRIVACY_URL,
+        privacy_version: notice.PRIVACY_VERSION,
+        channel,
+      });
+      const byPhone = (records: { phone: string }[]) =>
+        [...records].sort((a, b) => a.phone.localeCompare(b.phone));
+      expect(byPhone(await rows())).toMatchObject([
+        { phone: '966500000001', ...consent('api') },
+        { phone: '966500000002', ...consent('form') },
+      ]);
+
+      const env = { DATABASE_URL: databaseUrl };
+      let jsonl = '';
+      await runExport(['--format', 'jsonl'], env, { ...quiet, out: (text) => (jsonl += text) });
+      const records = jsonl
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { phone: string });
+      expect(byPhone(records)).toMatchObject([
+        { phone: '966500000001', ...consent('api') },
+        { phone: '966500000002', ...consent('form') },
+      ]);
+      let csv = '';
+      await runExport(['--format', 'csv'], env, { ...quiet, out: (text) => (csv += text) });
+      const lines = csv.slice(1).trimEnd().split('\r\n');
+      expect(lines[0]?.endsWith(',privacy_url,privacy_version,channel')).toBe(true);
+      expect(lines.find((line) => line.includes(',966500000001,'))).toMatch(
+        /,https:\/\/provider\.example\/privacy,2026-11,api$/,
+      );
+      expect(lines.find((line) => line.includes(',966500000002,'))).toMatch(
+        /,https:\/\/provider\.example\/privacy,2026-11,form$/,
+      );
     });
 
     it('never migrates: refuses a database whose schema is behind, and leaves it so', async () => {
@@ -272,7 +347,7 @@ describeOnBackends('on $name', (backend) => {
       );
       expect(csv.stdout.startsWith(`\uFEFF${exportFields.join(',')}\r\n`)).toBe(true);
       expect(csv.stdout).toContain(`,${values.name},,${values.phone},`);
-      expect(csv.stdout).toContain(',snapchat,,رمضان,,\r\n');
+      expect(csv.stdout).toContain(',snapchat,,رمضان,,,,,api\r\n');
 
       const bad = await run(tsx, ['src/server/export.ts', '--format', 'pdf'], { env }).catch(
         (error: { code: number; stderr: string }) => error,

@@ -33,6 +33,9 @@ function toRecord(row: StoredRegistration): Record<(typeof exportFields)[number]
     utm_campaign: row.utm.utm_campaign ?? null,
     utm_term: row.utm.utm_term ?? null,
     utm_content: row.utm.utm_content ?? null,
+    privacy_url: row.consent.privacyUrl,
+    privacy_version: row.consent.privacyVersion,
+    channel: row.consent.channel,
   };
 }
 

@@ -3,6 +3,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { buildPayload, registrationSchema, type Utm } from '../domain/registration';
 import { marketerToken, e2eMarketerAuthSecret } from '../../testing/marketer-auth';
 import { openDatabase } from './db/database';
+import type { SignUpChannel } from './db/schema';
 import { loadConfig } from './env';
 import { deleteSubmissions } from './registrations/personal-data';
 import { runPerson } from './person';
@@ -27,7 +28,10 @@ interface SignUp {
   packageName?: string;
   marketingId?: string;
   utm?: Utm;
+  channel?: SignUpChannel;
 }
+
+const notice = { PRIVACY_URL: 'https://provider.example/privacy', PRIVACY_VERSION: '2026-11' };
 
 /**
  * A database with sign-ups (and their webhook events, never delivered: the URL answers nothing),
@@ -37,16 +41,18 @@ async function storedSignUps(backend: TestBackend, signUps: SignUp[]) {
   const clock = { now };
   const stored = await buildTestApp(
     backend,
-    { WEBHOOK_URL: 'http://127.0.0.1:9/never', WEBHOOK_SECRET: newWebhookSecret() },
+    { WEBHOOK_URL: 'http://127.0.0.1:9/never', WEBHOOK_SECRET: newWebhookSecret(), ...notice },
     { now: () => clock.now, webhookDelivery: { pollMs: 3_600_000 } },
   );
-  for (const { at, phone, name = 'سارة', email = '', packageName, marketingId, utm } of signUps) {
+  for (const signUp of signUps) {
+    const { at, phone, name = 'سارة', email = '', packageName, marketingId, utm } = signUp;
     clock.now = new Date(at);
     await stored.services.registrations.register(
       registrationSchema.parse(
         buildPayload({ name, email, phone }, { packageName, marketingId }, utm),
       ),
       clock.now,
+      signUp.channel ?? 'api',
     );
   }
   await stored.app.close();
@@ -210,7 +216,12 @@ describeOnBackends('on $name', (backend) => {
       },
       // A repeat with another e-mail: still hers.
       { at: '2025-04-10T10:00:00.000Z', phone: '966500000001', name: 'ريم الحازمي', ...premium42 },
-      { at: '2025-04-10T11:00:00.000Z', phone: '966500000001', name: 'ريم الحازمي' },
+      {
+        at: '2025-04-10T11:00:00.000Z',
+        phone: '966500000001',
+        name: 'ريم الحازمي',
+        channel: 'form',
+      },
       {
         at: '2025-04-10T11:30:00.000Z',
         phone: '966500000002',
@@ -220,7 +231,7 @@ describeOnBackends('on $name', (backend) => {
       },
     ];
 
-    it('prints every submission of a phone typed in any form, with its webhook events', async () => {
+    it('prints every submission of a phone typed in any form, with its consent and webhook events', async () => {
       const { databaseUrl, rows } = await storedSignUps(backend, people);
       const hers = (await rows()).filter((row) => row.phone === '966500000001');
       for (const phone of ['966500000001', '٠٥٠٠٠٠٠٠٠١', '+966 50 000 0001', '0500000001']) {
@@ -240,7 +251,13 @@ describeOnBackends('on $name', (backend) => {
         packageKey: 'premium_reco',
         repeatOf: null,
         utm: {},
+        consent: { privacyUrl: notice.PRIVACY_URL, privacyVersion: '2026-11', channel: 'api' },
         webhookEvents: [{ type: 'registration.created', status: 'pending', deliveredAt: null }],
+      });
+      expect(json.submissions[2].consent).toEqual({
+        privacyUrl: notice.PRIVACY_URL,
+        privacyVersion: '2026-11',
+        channel: 'form',
       });
       expect(json.submissions[1]).toMatchObject({
         repeatOf: hers[0]!.id,
@@ -291,6 +308,7 @@ describeOnBackends('on $name', (backend) => {
           buildPayload({ name: 'ريم', email: '', phone: '966500000001' }, premium42),
         ),
         new Date('2025-04-10T12:00:00.000Z'),
+        'api',
       );
       expect(again.repeat).toBe(false);
     });

@@ -144,6 +144,7 @@ describeOnBackends('on $name', (backend) => {
         services.registrations.register(
           registrationSchema.parse(buildPayload({ name: 'سارة', email: '', phone }, route)),
           clock.now,
+          'api',
         );
 
       // On 1 March, before --since: marketer 42's package link, seen once and signed up.
@@ -169,6 +170,7 @@ describeOnBackends('on $name', (backend) => {
           marketing_id: '7',
         },
         clock.now,
+        'api',
       );
       await visit('/register/register-client', '198.51.100.9');
       // Marketer 7's free-trial link brought a sign-up but no counted visit.

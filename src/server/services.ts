@@ -77,6 +77,7 @@ export async function createServices(
   const metrics = config.metricsPort === undefined ? null : createMetrics();
   const registrations = createRegistrationRepository(database, {
     webhookEvents: config.webhooks !== undefined,
+    privacyNotice: { url: config.brand.privacyUrl, version: config.brand.privacyVersion },
     observeBatch: metrics
       ? (size, seconds) => {
           metrics.batchSize.observe({ database: database.kind }, size);

@@ -41,7 +41,7 @@ describeOnBackends('on $name', ({ database: kind }) => {
     // A repeat of a sign-up from before the migration is linked to it.
     const repository = createRegistrationRepository(database);
     const repeat = { name: 'سارة', phone: '966500000001', notes, marketing_id: '7' };
-    expect(await repository.register(repeat, new Date('2025-03-01T10:00:00.000Z'))).toEqual({
+    expect(await repository.register(repeat, new Date('2025-03-01T10:00:00.000Z'), 'api')).toEqual({
       id: 'a',
       repeat: true,
     });
@@ -89,7 +89,7 @@ describeOnBackends('on $name', ({ database: kind }) => {
       utm_term: 'أسهم',
       utm_content: 'video',
     };
-    await repository.register(tagged, new Date('2025-03-01T10:00:00.000Z'));
+    await repository.register(tagged, new Date('2025-03-01T10:00:00.000Z'), 'api');
     expect((await test.rows()).find((row) => row.id !== 'a')).toMatchObject({
       name: 'نورة',
       utm_source: 'snapchat',
@@ -139,12 +139,55 @@ describeOnBackends('on $name', ({ database: kind }) => {
     await createRegistrationRepository(database, { webhookEvents: true }).register(
       { name: 'سارة', phone: '966500000001', notes },
       new Date('2025-03-01T09:00:00.000Z'),
+      'api',
     );
     const { error } = await (await migrator(database)).migrateTo('2026-11-23T1900-sign-up-totals');
     if (error !== undefined) throw error;
     await migrateToLatest(database);
     const [row] = await test.rows();
     expect(await test.events()).toMatchObject([{ subject_id: row?.id, status: 'pending' }]);
+  });
+
+  it('adds the consent columns in place: rows stored before them keep empty values', async () => {
+    const test = await createTestDatabase(kind);
+    onTestFinished(() => test.drop());
+    const database = await openDatabase(loadConfig({ DATABASE_URL: test.url }).database);
+    onTestFinished(() => database.close());
+    const { error } = await (
+      await migrator(database)
+    ).migrateTo('2026-11-25T0920-webhook-event-subjects');
+    if (error !== undefined) throw error;
+    expect((await pendingMigrations(database))[0]).toBe('2026-11-25T1300-consent-evidence');
+    await sql`insert into registrations (id, created_at, name, phone, notes, marketing_id)
+      values ('a', '2025-03-01T09:00:00.000Z', 'سارة', '966500000001', ${notes}, '42')`.execute(
+      database.db,
+    );
+
+    await migrateToLatest(database);
+
+    // The product did not record them: empty, not made up.
+    expect(await test.rows()).toMatchObject([
+      { id: 'a', name: 'سارة', privacy_url: '', privacy_version: '', channel: '' },
+    ]);
+    const repository = createRegistrationRepository(database, {
+      privacyNotice: { url: 'https://provider.example/privacy', version: '2026-11' },
+    });
+    expect((await repository.list())[0]?.consent).toEqual({
+      privacyUrl: '',
+      privacyVersion: '',
+      channel: '',
+    });
+    await repository.register(
+      { name: 'نورة', phone: '966500000002', notes },
+      new Date('2025-03-01T10:00:00.000Z'),
+      'form',
+    );
+    expect((await test.rows()).find((row) => row.id !== 'a')).toMatchObject({
+      name: 'نورة',
+      privacy_url: 'https://provider.example/privacy',
+      privacy_version: '2026-11',
+      channel: 'form',
+    });
   });
 
   it.runIf(kind === 'postgres')(

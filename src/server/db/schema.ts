@@ -20,7 +20,15 @@ export interface RegistrationsTable {
   utm_campaign: string | null;
   utm_term: string | null;
   utm_content: string | null;
+  // The consent's evidence (docs/personal-data.md): the privacy notice the form linked when the
+  // submission came, and how it came; '' for none, and on rows stored before they were kept.
+  privacy_url: string;
+  privacy_version: string;
+  channel: SignUpChannel | '';
 }
+
+/** How a submission came: the pages' JSON API call, or the form posted without JavaScript. */
+export type SignUpChannel = 'api' | 'form';
 
 /** Its columns in table order: the insert's column list and the export's fields. */
 export const registrationColumns = [
@@ -39,6 +47,9 @@ export const registrationColumns = [
   'utm_campaign',
   'utm_term',
   'utm_content',
+  'privacy_url',
+  'privacy_version',
+  'channel',
 ] as const satisfies (keyof RegistrationsTable)[];
 
 // One row per UTC day (YYYY-MM-DD), link and visitor; '' for no marketer or no package.

@@ -38,6 +38,9 @@ describe('openSqlite', () => {
           utm_campaign: null,
           utm_term: null,
           utm_content: null,
+          privacy_url: '',
+          privacy_version: '',
+          channel: 'api',
         })
         .execute();
     await insert('first');

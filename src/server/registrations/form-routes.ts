@@ -160,7 +160,7 @@ export async function formRoutes(
         });
       }
 
-      const result = await signUp(parsed.data, signUpOptions, request);
+      const result = await signUp(parsed.data, 'form', signUpOptions, request);
       if (result.kind === 'unsolved') {
         // Only the page's JavaScript solves the challenge: this post carries none.
         return sendPage(request, reply, 400, { values, error: ar.errorChallengeNeedsScript });

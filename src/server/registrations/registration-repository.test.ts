@@ -38,7 +38,7 @@ describeOnBackends('on $name', (backend) => {
       const { repository } = await openRepository(backend);
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          repository.register({ ...signUp, marketing_id: `m${i}` }, now),
+          repository.register({ ...signUp, marketing_id: `m${i}` }, now, 'api'),
         ),
       );
 
@@ -63,9 +63,13 @@ describeOnBackends('on $name', (backend) => {
       const { repository, database } = await openRepository(backend);
       const countByLink = (since?: string) =>
         countSignUps(database.db, ['marketing_id', 'package_key'], { since, repeats: true });
-      await repository.register(signUp, now);
-      await repository.register({ ...signUp, marketing_id: '7' }, new Date('2025-03-01T10:00Z'));
-      await repository.register(signUp, new Date('2025-03-02T10:00Z'));
+      await repository.register(signUp, now, 'api');
+      await repository.register(
+        { ...signUp, marketing_id: '7' },
+        new Date('2025-03-01T10:00Z'),
+        'api',
+      );
+      await repository.register(signUp, new Date('2025-03-02T10:00Z'), 'api');
 
       expect(await countByLink()).toEqual([
         { marketing_id: '42', package_key: 'premium_reco', leads: 2, repeats: 1 },
@@ -82,6 +86,7 @@ describeOnBackends('on $name', (backend) => {
         await repository.register(
           { ...signUp, phone: `96650000000${i}` },
           new Date(`${day}T12:00:00Z`),
+          'api',
         );
       }
 
@@ -150,9 +155,9 @@ describeOnBackends('on $name, sign-ups written in one commit', (backend) => {
     onTestFinished(release);
 
     const outcomes = await Promise.allSettled([
-      repository.register(distinct(1), now),
-      repository.register({ ...refused, phone: distinct(2).phone }, now),
-      repository.register(distinct(3), now),
+      repository.register(distinct(1), now, 'api'),
+      repository.register({ ...refused, phone: distinct(2).phone }, now, 'api'),
+      repository.register(distinct(3), now, 'api'),
     ]);
 
     expect(outcomes.map((outcome) => outcome.status)).toEqual([
@@ -171,7 +176,7 @@ describeOnBackends('on $name, sign-ups written in one commit', (backend) => {
     const release = await holding[backend.database](url);
 
     const outcomes = await Promise.allSettled(
-      [1, 2, 3].map((i) => repository.register(distinct(i), now)),
+      [1, 2, 3].map((i) => repository.register(distinct(i), now, 'api')),
     );
     await release();
 

@@ -4,7 +4,7 @@ import { parseNotes, type Source } from '../../domain/notes';
 import { utmOf, type Registration, type Utm } from '../../domain/registration';
 import { DatabaseUnavailableError } from '../db/database';
 import { writeTransaction } from '../db/dialect';
-import type { Database, RegistrationsTable, Tables } from '../db/schema';
+import type { Database, RegistrationsTable, SignUpChannel, Tables } from '../db/schema';
 import { newEventId } from '../webhooks/outbox';
 import { groupCommit, type ItemResult } from './group-commit';
 
@@ -25,6 +25,23 @@ export interface StoredRegistration {
   repeatOf: string | null;
   /** The campaign parameters the sign-up came with: only those present. */
   utm: Utm;
+  consent: Consent;
+}
+
+/**
+ * The consent's evidence: the privacy notice the form linked when the submission came ('' for
+ * none) and how it came ('' on rows stored before it was kept). Its time is the submission's.
+ */
+export interface Consent {
+  privacyUrl: string;
+  privacyVersion: string;
+  channel: SignUpChannel | '';
+}
+
+/** The privacy notice the form links (PRIVACY_URL, PRIVACY_VERSION); unset: none. */
+export interface PrivacyNotice {
+  url: string | undefined;
+  version: string | undefined;
 }
 
 export interface Registered {
@@ -38,9 +55,10 @@ export interface RegistrationRepository {
   /**
    * Stores a sign-up. When the same phone sent the same notes in the last 24 hours it is a
    * repeat: stored too, linked to that first row (which keeps the marketer's credit), and the
-   * first row's id is returned.
+   * first row's id is returned. It records the privacy notice of the repository's options and
+   * the channel the sign-up came by.
    */
-  register(input: Registration, now: Date): Promise<Registered>;
+  register(input: Registration, now: Date, channel: SignUpChannel): Promise<Registered>;
   /** Every stored registration, oldest first, optionally only those from `since` on. */
   list(options?: { since?: Date }): Promise<StoredRegistration[]>;
   /** Throws when the database does not answer. */
@@ -53,6 +71,8 @@ export interface RepositoryOptions {
    * transaction (docs/webhooks.md).
    */
   webhookEvents?: boolean;
+  /** The notice each submission records as shown; by default none. */
+  privacyNotice?: PrivacyNotice;
   /** Hears of each group commit: how many sign-ups, how long (the metrics). */
   observeBatch?: (size: number, seconds: number) => void;
   /** Hears of each call that found the database out of reach (the metrics). */
@@ -63,7 +83,7 @@ export interface RepositoryOptions {
 type SentRow = Omit<RegistrationsTable, 'repeat_of'>;
 type Lead = Pick<RegistrationsTable, 'id' | 'phone' | 'notes' | 'created_at'>;
 
-// Rows a statement, at most: SQLite takes up to 32,766 values (15 a row).
+// Rows a statement, at most: SQLite takes up to 32,766 values (18 a row).
 const rowsPerInsert = 500;
 
 /**
@@ -144,6 +164,11 @@ export function toStored(row: RegistrationsTable): StoredRegistration {
     source: row.source as Source | null,
     repeatOf: row.repeat_of,
     utm: utmOf(row),
+    consent: {
+      privacyUrl: row.privacy_url,
+      privacyVersion: row.privacy_version,
+      channel: row.channel,
+    },
   };
 }
 
@@ -164,7 +189,12 @@ export async function guarded<T>(
 
 export function createRegistrationRepository(
   database: Database,
-  { webhookEvents = false, observeBatch, onUnavailable }: RepositoryOptions = {},
+  {
+    webhookEvents = false,
+    privacyNotice = { url: undefined, version: undefined },
+    observeBatch,
+    onUnavailable,
+  }: RepositoryOptions = {},
 ): RegistrationRepository {
   const { db } = database;
   const write = (batch: SentRow[]) =>
@@ -197,7 +227,7 @@ export function createRegistrationRepository(
   const guard = <T>(run: () => Promise<T>) => guarded(database, run, onUnavailable);
 
   return {
-    register: (input, now) =>
+    register: (input, now, channel) =>
       guard(() => {
         const { packageKey, source } = parseNotes(input.notes);
         return register({
@@ -215,6 +245,9 @@ export function createRegistrationRepository(
           utm_campaign: input.utm_campaign ?? null,
           utm_term: input.utm_term ?? null,
           utm_content: input.utm_content ?? null,
+          privacy_url: privacyNotice.url ?? '',
+          privacy_version: privacyNotice.version ?? '',
+          channel,
         });
       }),
     list: ({ since } = {}) =>

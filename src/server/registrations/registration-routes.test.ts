@@ -66,6 +66,10 @@ describeOnBackends('on $name', (backend) => {
           utm_campaign: null,
           utm_term: null,
           utm_content: null,
+          // No PRIVACY_URL here: no notice to record; the JSON API's channel.
+          privacy_url: '',
+          privacy_version: '',
+          channel: 'api',
         },
       ]);
     });

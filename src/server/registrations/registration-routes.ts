@@ -22,7 +22,7 @@ export const registrationRoutes: FastifyPluginAsyncZod<SignUpOptions> = async (a
       config: { rateLimit },
     },
     async (request, reply) => {
-      const result = await signUp(request.body, options, request);
+      const result = await signUp(request.body, 'api', options, request);
       if (result.kind === 'unsolved') return reply.code(400).send({ error: ar.errorChallenge });
       // A repeat within 24 hours is stored too and answers 201 with the first id: a different
       // answer, or a faster one, would tell anyone who types a stranger's number whether that

@@ -4,6 +4,7 @@ import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
 import { trapField, type Registration } from '../../domain/registration';
 import { DatabaseUnavailableError } from '../db/database';
+import type { SignUpChannel } from '../db/schema';
 import type { ProofOfWork } from './proof-of-work';
 import type { RegistrationRepository } from './registration-repository';
 
@@ -27,11 +28,12 @@ export interface SignUpOptions {
 export type SignUpResult = { kind: 'stored' | 'trapped'; id: string } | { kind: 'unsolved' };
 
 /**
- * The one write path of a sign-up, after validation: the honeypot, the proof of work, the row.
- * It marks the request with what it did, for the metrics.
+ * The one write path of a sign-up, after validation: the honeypot, the proof of work, the row
+ * (which records the channel it came by). It marks the request with what it did, for the metrics.
  */
 export async function signUp(
   registration: Registration,
+  channel: SignUpChannel,
   { repository, proofOfWork, now }: SignUpOptions,
   request: FastifyRequest,
 ): Promise<SignUpResult> {
@@ -45,7 +47,7 @@ export async function signUp(
     return { kind: 'unsolved' };
   }
   try {
-    const { id, repeat } = await repository.register(registration, now());
+    const { id, repeat } = await repository.register(registration, now(), channel);
     request.signUpOutcome = repeat ? 'repeat' : 'created';
     return { kind: 'stored', id };
   } catch (error) {

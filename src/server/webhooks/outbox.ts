@@ -88,6 +88,11 @@ const readRegistrations: SubjectReader = async (db, ids) => {
         source: row.source,
         repeat_of: row.repeat_of,
         utm: utmOf(row),
+        consent: {
+          privacy_url: row.privacy_url,
+          privacy_version: row.privacy_version,
+          channel: row.channel,
+        },
       },
     ]),
   );

@@ -23,7 +23,7 @@ export interface Transport {
  * carry the personal data to another host: a 3xx is a failed attempt).
  */
 export function createTransport(config: WebhookConfig, maxInFlight: number): Transport {
-  const webhook = new Webhook(config.secret);
+  const webhooks = config.secrets.map((secret) => new Webhook(secret));
   const url = new URL(config.url);
   const secure = url.protocol === 'https:';
   const agent = new (secure ? HttpsAgent : HttpAgent)({ keepAlive: true, maxSockets: maxInFlight });
@@ -68,7 +68,11 @@ export function createTransport(config: WebhookConfig, maxInFlight: number): Tra
           'user-agent': 'Tasjeel-Webhooks',
           'webhook-id': event.id,
           'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-          'webhook-signature': webhook.sign(event.id, sentAt, body),
+          // One signature per secret, space-separated (Standard Webhooks): while the secret is
+          // rotated, a receiver holding either one verifies the delivery.
+          'webhook-signature': webhooks
+            .map((webhook) => webhook.sign(event.id, sentAt, body))
+            .join(' '),
         });
         if (status >= 200 && status < 300) return { ok: true };
         return { ok: false, gone: status === 410, error: `HTTP ${status}` };

@@ -100,6 +100,8 @@ describeOnBackends('webhooks on $name', (backend) => {
         source: 'marketer_link',
         repeat_of: null,
         utm: {},
+        // No PRIVACY_URL here: no notice to record; the pages' API call.
+        consent: { privacy_url: '', privacy_version: '', channel: 'api' },
       },
     });
     expect(byRegistration.get(freeTrial)?.data).toMatchObject({
@@ -124,9 +126,10 @@ describeOnBackends('webhooks on $name', (backend) => {
     expect(stored_events.every((event) => event.status === 'delivered')).toBe(true);
   });
 
-  it('delivers a sign-up made without JavaScript (the form posted by the browser)', async () => {
+  it('delivers a sign-up made without JavaScript (the form posted by the browser), with its consent', async () => {
     const endpoint = await receiver();
-    const { app } = await appWithWebhooks(backend, endpoint.url, endpoint.secret);
+    const notice = { PRIVACY_URL: 'https://provider.example/privacy', PRIVACY_VERSION: '2026-11' };
+    const { app } = await appWithWebhooks(backend, endpoint.url, endpoint.secret, notice);
     const response = await app.inject({
       method: 'POST',
       url: '/register/register-client/premium_reco/42',
@@ -142,6 +145,7 @@ describeOnBackends('webhooks on $name', (backend) => {
       phone: values.phone,
       marketing_id: '42',
       package_key: 'premium_reco',
+      consent: { privacy_url: notice.PRIVACY_URL, privacy_version: '2026-11', channel: 'form' },
     });
   });
 
@@ -153,6 +157,29 @@ describeOnBackends('webhooks on $name', (backend) => {
     expect(endpoint.rejected()).toBeGreaterThan(0);
     expect(endpoint.received).toHaveLength(0);
     expect((await events())[0]?.status).not.toBe('delivered');
+  });
+
+  it('signs with both secrets while they are rotated: the receiver verifies with the old one, then the new one', async () => {
+    const [next, previous] = [newWebhookSecret(), newWebhookSecret()];
+    const signatures: string[] = [];
+    const endpoint = await receiver((request) => {
+      signatures.push(String(request.headers['webhook-signature']));
+      return 204;
+    }, previous);
+    const { app } = await appWithWebhooks(backend, endpoint.url, `${next},${previous}`);
+
+    const first = await signUp(app);
+    await endpoint.waitFor(1);
+    // The receiver moves to the new secret at its own pace; the server runs on, unchanged.
+    endpoint.verifyWith(next);
+    const second = await signUp(app, '966500000002');
+    await endpoint.waitFor(2);
+
+    expect(endpoint.rejected()).toBe(0);
+    expect(endpoint.received.map((event) => event.data.id)).toEqual([first, second]);
+    // Standard Webhooks: one signature per secret, separated by a space.
+    expect(signatures).toHaveLength(2);
+    for (const header of signatures) expect(header).toMatch(/^v1,\S+ v1,\S+$/);
   });
 
   it('retries a 503 and an answer that never comes, then delivers, logging no personal data', async () => {
