@@ -53,7 +53,7 @@ export async function createServices(
   now: () => Date,
 ): Promise<Services> {
   const database = await openDatabase(config.database, (error) =>
-    log.warn({ err: error }, 'an idle database connection was lost; the pool opens anew'),
+    log.warn({ err: error }, 'a database connection was lost; the pool opens a new one when needed'),
   );
   try {
     await migrateToLatest(database);

@@ -24,15 +24,15 @@ export function describeError(error: unknown): string {
 }
 
 /**
- * The one switch on the database kind. `onIdleError` hears of pooled connections lost while
- * idle (a restart, a failover); the pool drops them and opens new ones when next needed.
+ * The one switch on the database kind. `onConnectionLost` hears of pooled connections lost (a
+ * restart, a failover, a network cut); the pool drops them and opens new ones when next needed.
  * Only the configured kind's driver is loaded: pg would cost a SQLite server about 8 MB.
  */
 export async function openDatabase(
   config: DatabaseConfig,
-  onIdleError: (error: Error) => void = () => {},
+  onConnectionLost: (error: Error) => void = () => {},
 ): Promise<Database> {
   if (config.kind === 'sqlite') return (await import('./sqlite')).openSqlite(config.file);
   const { openPostgres } = await import('./postgres');
-  return openPostgres(config.url, config.poolSize, onIdleError);
+  return openPostgres(config.url, config.poolSize, onConnectionLost);
 }

@@ -1,5 +1,5 @@
 import { Kysely, PostgresDialect } from 'kysely';
-import { DatabaseError, Pool } from 'pg';
+import { DatabaseError, Pool, type PoolClient } from 'pg';
 import type { Database, Tables } from './schema';
 
 // SQLSTATEs that mean "try again later", not "this request is wrong": connection exceptions
@@ -26,7 +26,7 @@ function isUnavailable(error: unknown): boolean {
 export function openPostgres(
   url: string,
   poolSize: number,
-  onIdleError: (error: Error) => void,
+  onConnectionLost: (error: Error) => void,
 ): Database {
   const pool = new Pool({
     connectionString: url,
@@ -43,9 +43,13 @@ export function openPostgres(
     idle_in_transaction_session_timeout: 10_000,
     keepAlive: true,
   });
-  // Without a listener, a pooled connection that dies while idle (a restart, a failover)
-  // would crash the process; with one, the pool drops it and reconnects when next needed.
-  pool.on('error', onIdleError);
+  // Without a listener, a connection that dies (a restart, a failover, a network cut) would
+  // crash the process. The pool listens to the idle ones; Kysely holds a connection for a whole
+  // transaction without listening, so each connection gets its own listener too. The query in
+  // flight fails (503), and the pool drops the connection and opens a new one when next needed.
+  // (The pool passes an idle one's error on to its own 'error' too: heard once, here.)
+  const listen = (client: PoolClient) => client.on('error', onConnectionLost);
+  pool.on('error', () => {}).on('connect', listen);
 
   // The migrations get a connection of their own without the requests' time limits: a long
   // migration, or an instance waiting for another's to finish, must not be cut off at 5 s.
@@ -57,7 +61,7 @@ export function openPostgres(
     connectionTimeoutMillis: 3_000,
     keepAlive: true,
   });
-  migrations.on('error', onIdleError);
+  migrations.on('error', () => {}).on('connect', listen);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   const migrationsDb = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: migrations }) });
 
