@@ -25,8 +25,11 @@ export function lockKey(name: string): bigint {
 function begin(database: Database, locks: string[]) {
   if (database.kind === 'sqlite') return sql`begin immediate`;
   const keys = [...new Set(locks.map(lockKey))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // unnest gives the keys in the array's order, which is the order the locks are taken in.
   return sql.raw(
-    ['begin', ...keys.map((key) => `select pg_advisory_xact_lock(${key})`)].join('; '),
+    keys.length === 0
+      ? 'begin'
+      : `begin; select pg_advisory_xact_lock(key) from unnest('{${keys.join(',')}}'::bigint[]) as key`,
   );
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { parseNotes, type Source } from '../../domain/notes';
 import { utmOf, type Registration, type Utm } from '../../domain/registration';
 import { DatabaseUnavailableError } from '../db/database';
@@ -99,16 +99,23 @@ async function storeSignUps(
 ): Promise<Registered[]> {
   const windowStart = (row: Pick<SentRow, 'created_at'>) =>
     new Date(Date.parse(row.created_at) - repeatWindowMs).toISOString();
+  // The batch's phones and notes, each with the start of its window, as a list to join: every
+  // one is looked up through the (phone, notes, created_at) index. A bound on created_at alone
+  // would let PostgreSQL, before it has statistics, read the whole day through another index.
+  const keys = [...new Map(batch.map((row) => [`${row.phone} ${row.notes}`, row])).values()];
+  const sent = sql<{ column1: string; column2: string; column3: string }>`(values ${sql.join(
+    keys.map((row) => sql`(${row.phone}, ${row.notes}, ${windowStart(row)})`),
+  )})`.as('sent');
   const leads: Lead[] = await trx
-    .selectFrom('registrations')
-    .select(['id', 'phone', 'notes', 'created_at'])
-    .where('repeat_of', 'is', null)
-    .where('phone', 'in', [...new Set(batch.map((row) => row.phone))])
-    .where(
-      'created_at',
-      '>',
-      batch.map(windowStart).reduce((a, b) => (a < b ? a : b)),
+    .selectFrom('registrations as lead')
+    .innerJoin(sent, (join) =>
+      join
+        .onRef('lead.phone', '=', 'sent.column1')
+        .onRef('lead.notes', '=', 'sent.column2')
+        .onRef('lead.created_at', '>', 'sent.column3'),
     )
+    .select(['lead.id', 'lead.phone', 'lead.notes', 'lead.created_at'])
+    .where('lead.repeat_of', 'is', null)
     .execute();
   const rows: RegistrationsTable[] = batch.map((row) => {
     const since = windowStart(row);

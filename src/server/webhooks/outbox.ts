@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import { packageLabel } from '../../domain/packages';
 import { utmOf } from '../../domain/registration';
 import { skippingLocked, writeTransaction } from '../db/dialect';
@@ -176,6 +176,26 @@ export function createOutbox(database: Database): Outbox {
     return due;
   }
 
+  /** The chosen events are due again at `now`, their attempts counted anew; returns how many. */
+  async function sendAgain(
+    now: Date,
+    chosen: (
+      query: UpdateQueryBuilder<Tables, 'webhook_events', 'webhook_events', UpdateResult>,
+    ) => UpdateQueryBuilder<Tables, 'webhook_events', 'webhook_events', UpdateResult>,
+  ): Promise<number> {
+    const result = await chosen(
+      db
+        .updateTable('webhook_events')
+        .set({
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: now.toISOString(),
+          last_error: null,
+        }),
+    ).executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
   return {
     async claim(limit, now, leaseUntil) {
       const at = now.toISOString();
@@ -228,33 +248,11 @@ export function createOutbox(database: Database): Outbox {
         oldestPendingAt: rows.find((row) => row.status === 'pending')?.oldest ?? null,
       };
     },
-    async retryFailed(now) {
-      const result = await db
-        .updateTable('webhook_events')
-        .set({
-          status: 'pending',
-          attempts: 0,
-          next_attempt_at: now.toISOString(),
-          last_error: null,
-        })
-        .where('status', '=', 'failed')
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows);
-    },
-    async replay(since, now) {
-      // Pending events are on their way already; sending them again now could send them twice.
-      const result = await db
-        .updateTable('webhook_events')
-        .set({
-          status: 'pending',
-          attempts: 0,
-          next_attempt_at: now.toISOString(),
-          last_error: null,
-        })
-        .where('created_at', '>=', since.toISOString())
-        .where('status', '<>', 'pending')
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows);
-    },
+    retryFailed: (now) => sendAgain(now, (query) => query.where('status', '=', 'failed')),
+    // Pending events are on their way already; sending them again now could send them twice.
+    replay: (since, now) =>
+      sendAgain(now, (query) =>
+        query.where('created_at', '>=', since.toISOString()).where('status', '<>', 'pending'),
+      ),
   };
 }
