@@ -8,6 +8,7 @@ import {
 } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
 
 // About a second or two on a mid-range phone (PBKDF2 in WebCrypto), solved while the person
 // types; to a script it is that second for every lead, on every core it owns.
@@ -25,11 +26,32 @@ export interface ProofOfWork {
   verify(payload: string | undefined): Promise<boolean>;
 }
 
-function decode(payload: string): Payload | undefined {
+// ALTCHA's payload, as its widget sends it. The library reads the fields without checking
+// them (a missing one threw, a 500), so the shape is checked first. Loose objects: the
+// signature covers the parameters as sent, a field unknown here included.
+const payloadSchema = z.object({
+  challenge: z.looseObject({
+    parameters: z.looseObject({
+      algorithm: z.string(),
+      nonce: z.string(),
+      salt: z.string(),
+      cost: z.number(),
+      keyLength: z.number(),
+      keyPrefix: z.string(),
+      expiresAt: z.optional(z.number()),
+    }),
+    signature: z.string(),
+  }),
+  solution: z.looseObject({ counter: z.number(), derivedKey: z.string() }),
+});
+
+function decode(payload: string): (Payload & { challenge: { signature: string } }) | undefined {
   try {
-    const decoded = JSON.parse(Buffer.from(payload, 'base64').toString('utf8')) as Payload;
-    return typeof decoded?.challenge?.signature === 'string' && decoded.solution
-      ? decoded
+    const parsed = payloadSchema.safeParse(
+      JSON.parse(Buffer.from(payload, 'base64').toString('utf8')),
+    );
+    return parsed.success
+      ? (parsed.data as Payload & { challenge: { signature: string } })
       : undefined;
   } catch {
     return undefined;
@@ -76,11 +98,7 @@ export function createProofOfWork(hmacKey: string, redis: Redis | undefined): Pr
       if (decoded === undefined) return false;
       const result = await verifySolution({ ...decoded, deriveKey, ...secrets });
       const { signature, parameters } = decoded.challenge;
-      return (
-        result.verified &&
-        signature !== undefined &&
-        (await spend(signature, parameters.expiresAt ?? 0))
-      );
+      return result.verified && (await spend(signature, parameters.expiresAt ?? 0));
     },
   };
 }

@@ -381,6 +381,24 @@ describeOnBackends('on $name', (backend) => {
       expect(await rows()).toHaveLength(0);
     });
 
+    it('refuses a malformed payload with the Arabic challenge error, never a 500', async () => {
+      const { app, rows } = await buildTestApp(backend, altchaEnv);
+      const malformed = [
+        { challenge: { signature: 'a' }, solution: { counter: 1 } },
+        { challenge: { signature: 'a', parameters: 5 }, solution: null },
+        { challenge: { signature: 'a', parameters: { expiresAt: 'soon' } }, solution: {} },
+        null,
+        [],
+      ];
+      for (const payload of malformed) {
+        const altcha = Buffer.from(JSON.stringify(payload)).toString('base64');
+        const response = await signUp(app, altcha);
+        expect(response.statusCode).toBe(400);
+        expect(response.json()).toEqual({ error: ar.errorChallenge });
+      }
+      expect(await rows()).toHaveLength(0);
+    });
+
     it('is off without the key: no challenge route, sign-ups stored as ever', async () => {
       const { app, rows } = await buildTestApp(backend);
       const page = await app.inject({ url: '/register/register-client' });
