@@ -103,7 +103,7 @@ export async function createServices(
     proofOfWork:
       config.altchaHmacKey === undefined
         ? undefined
-        : createProofOfWork(config.altchaHmacKey, redis),
+        : createProofOfWork(config.altchaHmacKey, database),
     lifecycle: { draining: false },
     async close() {
       redis?.disconnect();

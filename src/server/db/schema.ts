@@ -95,6 +95,12 @@ export interface WebhookEventsTable {
   last_error: string | null;
 }
 
+// A solved proof-of-work challenge, by its signature, kept until it expires (ISO text).
+export interface SpentChallengesTable {
+  signature: string;
+  expires_at: string;
+}
+
 /** Every table, for Kysely. */
 export interface Tables {
   registrations: RegistrationsTable;
@@ -102,6 +108,7 @@ export interface Tables {
   visit_totals: VisitTotalsTable;
   sign_up_totals: SignUpTotalsTable;
   webhook_events: WebhookEventsTable;
+  spent_challenges: SpentChallengesTable;
 }
 
 export type DatabaseKind = 'sqlite' | 'postgres';

@@ -381,6 +381,20 @@ describeOnBackends('on $name', (backend) => {
       expect(await rows()).toHaveLength(0);
     });
 
+    it('spends a solved challenge for every instance on the database, without Redis', async () => {
+      const first = await buildTestApp(backend, altchaEnv, { config: { redisUrl: undefined } });
+      const second = await buildTestApp(backend, altchaEnv, {
+        config: { redisUrl: undefined },
+        rewriteDatabaseUrl: () => first.databaseUrl,
+      });
+      const altcha = await solved(first.app);
+      expect((await signUp(first.app, altcha)).statusCode).toBe(201);
+      const again = await signUp(second.app, altcha);
+      expect(again.statusCode).toBe(400);
+      expect(again.json()).toEqual({ error: ar.errorChallenge });
+      expect(await first.rows()).toHaveLength(1);
+    });
+
     it('refuses a malformed payload with the Arabic challenge error, never a 500', async () => {
       const { app, rows } = await buildTestApp(backend, altchaEnv);
       const malformed = [
