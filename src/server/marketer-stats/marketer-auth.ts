@@ -74,8 +74,12 @@ export function createMarketerVerifier(config: MarketerAuthConfig): MarketerVeri
       }
       return { kind: 'refused' };
     }
-    const { sub, role } = payload;
+    const { sub, role, exp, iat } = payload;
     if (typeof sub !== 'string' || sub === '') return { kind: 'refused' };
+    // A token made to live longer than the limit is refused: exp from its iat, or from now
+    // without one (exp: 1e308 would otherwise never expire).
+    const issuedAt = typeof iat === 'number' ? iat : Date.now() / 1000;
+    if (exp === undefined || exp - issuedAt > config.maxAgeMs / 1000) return { kind: 'refused' };
     if (!marketerRoles.includes(role as (typeof marketerRoles)[number])) {
       return { kind: 'forbidden' };
     }

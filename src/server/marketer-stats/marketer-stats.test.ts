@@ -238,6 +238,12 @@ describeOnBackends('on $name', (backend) => {
           .setExpirationTime(now() + 3600)
           .sign(publicPem),
       ],
+      ['made never to expire (exp: 1e308)', await token(key, { exp: 1e308 })],
+      ['made to live 25 hours from its iat', await token(key, { exp: now() + 25 * 3600 })],
+      [
+        'without an iat, made to live 25 hours from now',
+        await token(key, { iat: undefined, exp: now() + 25 * 3600 }),
+      ],
       [
         'without an expiry',
         await new SignJWT({ role: 'marketing', iss: issuer, aud: audience })
@@ -252,6 +258,12 @@ describeOnBackends('on $name', (backend) => {
       expect(response.json()).toEqual({ error: arStats.errorSignIn });
       expect(response.headers['cache-control']).toBe('private, no-store');
     }
+  });
+
+  it('accepts a token living up to MARKETER_AUTH_MAX_AGE', async () => {
+    const { key, stats } = await start({ ...jwksEnv(), MARKETER_AUTH_MAX_AGE: '48h' });
+    expect((await stats(await token(key, { exp: now() + 25 * 3600 }))).statusCode).toBe(200);
+    expect((await stats(await token(key, { exp: now() + 49 * 3600 }))).statusCode).toBe(401);
   });
 
   it('allows 60 seconds of clock difference', async () => {
