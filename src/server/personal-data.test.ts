@@ -1,11 +1,12 @@
 import { readFileSync, existsSync } from 'node:fs';
+import { Client } from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { buildPayload, registrationSchema, type Utm } from '../domain/registration';
 import { marketerToken, e2eMarketerAuthSecret } from '../../testing/marketer-auth';
 import { openDatabase } from './db/database';
 import { loadConfig } from './env';
 import { deleteSubmissions } from './registrations/personal-data';
-import { runPerson } from './person';
+import { postgresErasureNote, runPerson } from './person';
 import { runReport } from './report';
 import {
   buildTestApp,
@@ -267,7 +268,7 @@ describeOnBackends('on $name', (backend) => {
         .filter((row) => row.phone === '966500000001')
         .map((row) => row.id);
 
-      const { code, json } = await person(databaseUrl, [
+      const { code, json, err } = await person(databaseUrl, [
         '--phone',
         '٠٥٠٠٠٠٠٠٠١',
         '--erase',
@@ -275,6 +276,8 @@ describeOnBackends('on $name', (backend) => {
       ]);
       expect(code).toBe(0);
       expect(json.erased).toEqual({ submissions: 3, webhookEvents: 3, ids: hers });
+      // What the operator still has to do on PostgreSQL, said where the erasure is run.
+      expect(err).toBe(backend.database === 'postgres' ? postgresErasureNote : '');
       expect((await rows()).map((row) => row.phone)).toEqual(['966500000002']);
       expect((await events()).map((event) => event.subject_id)).toEqual([(await rows())[0]!.id]);
       expect(await report(databaseUrl)).toBe(before);
@@ -370,6 +373,34 @@ describeOnBackends('on $name', (backend) => {
       expect(confirmed.json.erased.submissions).toBe(1);
       expect(await rows()).toHaveLength(3);
     });
+
+    it.runIf(backend.database === 'postgres')(
+      "leaves an erased name in PostgreSQL's pages until VACUUM FULL rewrites them",
+      async () => {
+        const { databaseUrl } = await storedSignUps(backend, people);
+        const client = new Client({ connectionString: databaseUrl });
+        await client.connect();
+        onTestFinished(() => client.end());
+        // The table's file as the server holds it, its dirty pages written out first.
+        const bytes = async () => {
+          await client.query('checkpoint');
+          const { rows } = await client.query<{ file: Buffer }>(
+            "select pg_read_binary_file(pg_relation_filepath('registrations')) as file",
+          );
+          return rows[0]!.file;
+        };
+        const name = Buffer.from('ريم الحازمي');
+        await person(databaseUrl, ['--phone', '966500000001', '--erase', '--yes']);
+        await client.query('vacuum registrations');
+        expect((await bytes()).includes(name)).toBe(true);
+
+        await client.query('vacuum full registrations, webhook_events');
+        expect((await bytes()).includes(name)).toBe(false);
+        expect((await bytes()).includes(Buffer.from('نورة'))).toBe(true);
+      },
+      // A checkpoint writes out every dirty page of the server, other tests' too.
+      60_000,
+    );
 
     it.runIf(backend.database === 'sqlite')(
       'leaves no trace of an erased name or phone in the SQLite file',
