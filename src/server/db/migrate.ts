@@ -13,6 +13,7 @@ import * as dropRegisterFunctions from './migrations/2026-11-25T0900-drop-regist
 import * as signUpTotalsCampaign from './migrations/2026-11-25T0910-sign-up-totals-campaign';
 import * as webhookEventSubjects from './migrations/2026-11-25T0920-webhook-event-subjects';
 import * as spentChallenges from './migrations/2026-11-25T1200-spent-challenges';
+import * as visitAddresses from './migrations/2026-11-25T1210-visit-addresses';
 
 // Listed by hand rather than read from the folder, so the lists work the same under tsx,
 // vitest and any bundler. Names sort by their timestamp; append new ones at the end of each.
@@ -30,6 +31,7 @@ const sqliteMigrations: Record<string, Migration> = {
   '2026-11-25T0910-sign-up-totals-campaign': signUpTotalsCampaign,
   '2026-11-25T0920-webhook-event-subjects': webhookEventSubjects,
   '2026-11-25T1200-spent-challenges': spentChallenges,
+  '2026-11-25T1210-visit-addresses': visitAddresses,
 };
 const postgresMigrations: Record<string, Migration> = {
   '2025-11-21T2130-create-registrations': createRegistrations,
@@ -45,6 +47,7 @@ const postgresMigrations: Record<string, Migration> = {
   '2026-11-25T0910-sign-up-totals-campaign': signUpTotalsCampaign,
   '2026-11-25T0920-webhook-event-subjects': webhookEventSubjects,
   '2026-11-25T1200-spent-challenges': spentChallenges,
+  '2026-11-25T1210-visit-addresses': visitAddresses,
 };
 
 // Kysely looks for its own tables in every schema unless told which one; naming the current

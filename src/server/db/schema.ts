@@ -48,9 +48,12 @@ export interface VisitsTable {
   package_key: string;
   visitor_hash: string;
   count: number;
-  // The campaign of the visitor's first view of the link that day; '' for none.
+  // The campaign of the visitor's first view of the link that day; '' for none, otherCampaign
+  // past the limits of campaigns.ts.
   utm_source: string;
   utm_campaign: string;
+  // The visitor's address (IPv6: its /48), hashed as visitor_hash is: for the limits per address.
+  address_hash: string;
 }
 
 // A finished day's visits per link and campaign, rolled up from `visits`: no visitor is in it.
