@@ -11,7 +11,8 @@ export type PackageKey = keyof typeof packageLabels;
 
 export const packageKeys = Object.keys(packageLabels) as PackageKey[];
 
-function isPackageKey(key: string): key is PackageKey {
+/** Whether `key` is one of the catalogue's packages (not merely of a key's shape). */
+export function isPackageKey(key: string): key is PackageKey {
   return Object.hasOwn(packageLabels, key);
 }
 

@@ -113,6 +113,9 @@ describe('registrationSchema', () => {
     ['notes the pages never write', { notes: 'hello' }],
     ['a bidi isolate in the name', { name: '\u2067سارة\u2069' }],
     ['a name with no letter or digit', { name: '\u200F\u200B' }],
+    ['a name of the Hangul filler alone', { name: '\u3164' }],
+    ['a name of Hangul choseong and jungseong fillers', { name: '\u115F\u1160' }],
+    ['a name of the half-width Hangul filler', { name: '\uFFA0\uFFA0' }],
     ['a long honeypot value', { [trapField]: 'x'.repeat(101) }],
     ['an empty utm_source', { utm_source: '' }],
     ['a blank utm_medium', { utm_medium: '   ' }],
@@ -137,6 +140,10 @@ describe('registrationSchema', () => {
       ...utm,
       utm_source: 'snapchat',
     });
+  });
+
+  it('accepts a Hangul name: only the fillers alone show nothing', () => {
+    expect(registrationSchema.parse({ ...valid, name: '김민준' }).name).toBe('김민준');
   });
 
   it('keeps the direction marks Arabic keyboards type (LRM, RLM, ALM)', () => {

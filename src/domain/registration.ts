@@ -20,7 +20,10 @@ const storable = (text: string) =>
   !/[\p{Cc}\p{Cs}\u202A-\u202E\u2066-\u2069\u2028\u2029\u{E0000}-\u{E007F}\uFFFD]/u.test(text);
 
 // A name must show something: one letter or digit at least, not only invisible characters.
-const visibleName = (name: string) => /[\p{L}\p{N}]/u.test(name);
+// The Hangul fillers (U+3164, U+115F, U+1160, U+FFA0) are letters that render blank: Unicode
+// lists them, with the zero-width characters, as default ignorable, and so do not count.
+const visibleName = (name: string) =>
+  /(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{N}]/u.test(name);
 
 /**
  * The page's <meta name> that says the server asks for a solved proof-of-work challenge

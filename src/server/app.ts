@@ -7,7 +7,12 @@ import {
 import type { Config } from './env';
 import { apiPlugin } from './plugins/api';
 import { metricsPlugin } from './plugins/metrics';
-import { errorHandlingPlugin, refuseUnparsable, refuseUnroutable } from './plugins/error-handling';
+import {
+  errorHandlingPlugin,
+  refuseHostless,
+  refuseUnparsable,
+  refuseUnroutable,
+} from './plugins/error-handling';
 import { loadSheddingPlugin } from './plugins/load-shedding';
 import { marketerStatsPlugin } from './plugins/marketer-stats';
 import { loadBuild, pagesPlugin, type PageSource } from './plugins/pages';
@@ -89,6 +94,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     logController: new LogController({ disableRequestLogging: true }),
     frameworkErrors: refuseUnroutable(headers),
     clientErrorHandler: refuseUnparsable(headers),
+    // Node's own answer to HTTP/1.1 without Host is a bare 400 without the security headers:
+    // refuseHostless answers it instead.
+    http: { requireHostHeader: false },
     ...timeouts,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
@@ -125,6 +133,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     headers,
     hstsIncludeSubDomains: config.hstsIncludeSubDomains,
   });
+  app.addHook('onRequest', refuseHostless);
   await app.register(loadSheddingPlugin, { maxEventLoopDelay });
   await app.register(rateLimitPlugin, { redis });
   const signUpOptions = {

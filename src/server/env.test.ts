@@ -126,6 +126,13 @@ describe('loadConfig', () => {
     ['WEBHOOK_TIMEOUT_MS', '0'],
     ['WEBHOOK_RETRY_DELAYS', '5s,soon'],
     ['MARKETER_AUTH_JWKS_URL', 'file:///etc/jwks.json'],
+    ['MARKETER_AUTH_JWKS_URL', 'http://platform.example/.well-known/jwks.json'],
+    ['MARKETER_AUTH_JWKS_URL', 'http://203.0.113.7/jwks.json'],
+    ['MARKETER_AUTH_MAX_AGE', 'forever'],
+    ['MARKETER_AUTH_MAX_AGE', '0h'],
+    ['WEBHOOK_URL', 'http://crm.example/hooks'],
+    ['WEBHOOK_URL', 'http://[2001:db8::1]/hooks'],
+    ['WEBHOOK_URL', 'http://localhost.evil.example/hooks'],
     ['MARKETER_AUTH_SECRET', 'too-short'],
     ['MARKETER_AUTH_COOKIE', 'session; Path=/'],
     ['PRIVACY_URL', 'javascript:alert(1)'],
@@ -184,6 +191,26 @@ describe('loadConfig', () => {
     }
   });
 
+  it.each([
+    'http://localhost:5678/hooks',
+    'http://app.localhost/hooks',
+    'http://127.0.0.1:5678/hooks',
+    'http://[::1]:5678/hooks',
+    'http://10.0.0.5/hooks',
+    'http://172.20.1.2/hooks',
+    'http://192.168.1.10/hooks',
+    'http://[fd00::5]/hooks',
+    'http://n8n:5678/webhook/tasjeel',
+    'https://crm.example/hooks',
+  ])('takes %s, which crosses no public network or is https, for both URLs', (url) => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    expect(loadConfig({ WEBHOOK_URL: url, WEBHOOK_SECRET: secret }).webhooks?.url).toBe(url);
+    expect(loadConfig({ MARKETER_AUTH_JWKS_URL: url }).marketerAuth?.keys).toEqual({
+      kind: 'jwks',
+      url,
+    });
+  });
+
   it("reads the marketers' token settings; without keys the numbers are off", () => {
     expect(loadConfig({ MARKETER_AUTH_COOKIE: 'session' }).marketerAuth).toBeUndefined();
     const jwksUrl = 'https://platform.example/.well-known/jwks.json';
@@ -193,6 +220,7 @@ describe('loadConfig', () => {
       audience: undefined,
       storageKey: 'token',
       cookie: undefined,
+      maxAgeMs: 24 * 3_600_000,
     });
     const secret = 'x'.repeat(32);
     expect(
@@ -202,6 +230,7 @@ describe('loadConfig', () => {
         MARKETER_AUTH_AUDIENCE: 'tasjeel',
         MARKETER_AUTH_STORAGE_KEY: 'accessToken',
         MARKETER_AUTH_COOKIE: 'platform_session',
+        MARKETER_AUTH_MAX_AGE: '8h',
       }).marketerAuth,
     ).toEqual({
       keys: { kind: 'secret', secret },
@@ -209,6 +238,7 @@ describe('loadConfig', () => {
       audience: 'tasjeel',
       storageKey: 'accessToken',
       cookie: 'platform_session',
+      maxAgeMs: 8 * 3_600_000,
     });
   });
 

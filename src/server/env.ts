@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -107,17 +107,58 @@ const webhookSecrets = z
   );
 
 const durationUnits = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
+// A duration such as 5s or 24h, in ms; NaN when it is none.
+function parseDuration(text: string): number {
+  const match = /^\s*(\d+)(ms|s|m|h)\s*$/.exec(text);
+  return match ? Number(match[1]) * durationUnits[match[2] as keyof typeof durationUnits] : NaN;
+}
 const retryDelays = z.string().transform((value, ctx) => {
-  const delays = value.split(',').map((part) => {
-    const match = /^\s*(\d+)(ms|s|m|h)\s*$/.exec(part);
-    return match ? Number(match[1]) * durationUnits[match[2] as keyof typeof durationUnits] : NaN;
-  });
+  const delays = value.split(',').map(parseDuration);
   if (delays.some(Number.isNaN)) {
     ctx.addIssue({ code: 'custom', message: 'expected delays such as 5s,5m,30m,2h (ms, s, m, h)' });
     return z.NEVER;
   }
   return delays;
 });
+
+// Addresses a plain-http URL may name: nothing on the public internet stands between the two.
+const privateAddresses = new BlockList();
+for (const [network, prefix] of [
+  ['127.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+  ['169.254.0.0', 16],
+] as const) {
+  privateAddresses.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+] as const) {
+  privateAddresses.addSubnet(network, prefix, 'ipv6');
+}
+
+/**
+ * Whether `url` may be plain http: a man in the middle could otherwise mint marketer tokens
+ * (the key set) or read every lead (the webhook). Only loopback (localhost included), private
+ * addresses and single-label hosts (a container network's `http://n8n:5678`) may.
+ */
+export function allowsPlainHttp(url: URL): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const family = isIP(host);
+  if (family !== 0) return privateAddresses.check(host, family === 6 ? 'ipv6' : 'ipv4');
+  return host === 'localhost' || host.endsWith('.localhost') || !host.includes('.');
+}
+
+// https, or http to a host that never crosses the internet (allowsPlainHttp).
+const secureUrl = z
+  .url({ protocol: /^https?$/ })
+  .refine((value) => new URL(value).protocol === 'https:' || allowsPlainHttp(new URL(value)), {
+    message:
+      'must be https:// (plain http:// only to localhost, a private address or a single-label host)',
+  });
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -185,7 +226,7 @@ const envSchema = z.object({
   // Signs ALTCHA's proof-of-work challenges; set, the form must solve one before a sign-up.
   ALTCHA_HMAC_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   // Set: every sign-up is also sent to this URL, signed (docs/webhooks.md).
-  WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional(),
+  WEBHOOK_URL: secureUrl.optional(),
   WEBHOOK_SECRET: webhookSecrets.optional(),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   // After a failed attempt, the wait before each next one: the schedule Standard Webhooks
@@ -198,13 +239,20 @@ const envSchema = z.object({
   READY_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   // The marketers' numbers (docs/marketer-kit.md): the provider's platform signs a token; its
   // public keys (JWKS) or a shared HS256 secret verify it here. Neither set: the feature is off.
-  MARKETER_AUTH_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
+  MARKETER_AUTH_JWKS_URL: secureUrl.optional(),
   // HS256 needs a key at least as long as its hash (RFC 7518 §3.2).
   MARKETER_AUTH_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   MARKETER_AUTH_ISSUER: z.string().optional(),
   MARKETER_AUTH_AUDIENCE: z.string().optional(),
   // The page reads the token from this localStorage key (or the platform's cookie is sent).
   MARKETER_AUTH_STORAGE_KEY: z.string().max(100).default('token'),
+  // A token living longer than this (its exp after its iat, or after now without an iat) is
+  // refused: a leaked one cannot serve for ever.
+  MARKETER_AUTH_MAX_AGE: z
+    .string()
+    .transform(parseDuration)
+    .refine((age) => age > 0, { message: 'expected a duration such as 24h (ms, s, m, h)' })
+    .prefault('24h'),
   MARKETER_AUTH_COOKIE: z
     .string()
     .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'expected a cookie name')
@@ -235,6 +283,8 @@ export interface MarketerAuthConfig {
   storageKey: string;
   /** Set: the token may come as this cookie instead of an Authorization header. */
   cookie: string | undefined;
+  /** The longest a token may live, in ms (MARKETER_AUTH_MAX_AGE). */
+  maxAgeMs: number;
 }
 
 export interface Config {
@@ -391,5 +441,6 @@ function marketerAuthOf(parsed: z.infer<typeof envSchema>): MarketerAuthConfig |
     audience: parsed.MARKETER_AUTH_AUDIENCE,
     storageKey: parsed.MARKETER_AUTH_STORAGE_KEY,
     cookie: parsed.MARKETER_AUTH_COOKIE,
+    maxAgeMs: parsed.MARKETER_AUTH_MAX_AGE,
   };
 }

@@ -1,5 +1,7 @@
 import { once } from 'node:events';
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
+import { solveChallenge, type Challenge } from 'altcha-lib';
+import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import SqliteDatabase from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ar } from '../domain/catalogue';
@@ -215,5 +217,22 @@ describe('with Redis out of reach', () => {
     }
     expect(await rows()).toHaveLength(3);
     expect(log()).toContain('Redis does not answer: the rate limit is skipped');
+  });
+
+  it('takes sign-ups with proof of work on: a solved challenge is spent in the database', async () => {
+    const port = await closedPort();
+    const { app, rows } = await buildTestApp(sqliteBackend, {
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      ALTCHA_HMAC_KEY: 'k'.repeat(32),
+    });
+    const challenge = (await app.inject({ url: '/api/altcha-challenge' })).json<Challenge>();
+    const solution = await solveChallenge({ challenge, deriveKey });
+    const altcha = Buffer.from(JSON.stringify({ challenge, solution })).toString('base64');
+    const signUp = () => app.inject({ method: 'POST', url, payload: { ...payload(1), altcha } });
+    expect((await signUp()).statusCode).toBe(201);
+    const again = await signUp();
+    expect(again.statusCode).toBe(400);
+    expect(again.json()).toEqual({ error: ar.errorChallenge });
+    expect(await rows()).toHaveLength(1);
   });
 });

@@ -107,9 +107,17 @@ export async function runPerson(
     out(
       `${JSON.stringify({ ...selection, erased: { submissions: ids.length, webhookEvents, ids } }, null, 2)}\n`,
     );
+    // SQLite zeroes the rows (secure_delete); PostgreSQL only marks them dead, and VACUUM only
+    // frees their space: their bytes stay in the pages until the table is rewritten.
+    if (database.kind === 'postgres') err(postgresErasureNote);
   });
   return declined ? 1 : code;
 }
+
+export const postgresErasureNote =
+  'PostgreSQL keeps the erased bytes in its table and index pages until they are rewritten: run ' +
+  '`VACUUM FULL registrations, webhook_events;` (or pg_repack) now or on the schedule of ' +
+  'docs/personal-data.md.\n';
 
 async function askOnTerminal(question: string): Promise<boolean> {
   const terminal = createInterface({ input: process.stdin, output: process.stderr });

@@ -1,4 +1,5 @@
 import { readFileSync, existsSync } from 'node:fs';
+import { Client } from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { buildPayload, registrationSchema, type Utm } from '../domain/registration';
 import { marketerToken, e2eMarketerAuthSecret } from '../../testing/marketer-auth';
@@ -6,7 +7,7 @@ import { openDatabase } from './db/database';
 import type { SignUpChannel } from './db/schema';
 import { loadConfig } from './env';
 import { deleteSubmissions } from './registrations/personal-data';
-import { runPerson } from './person';
+import { postgresErasureNote, runPerson } from './person';
 import { runReport } from './report';
 import {
   buildTestApp,
@@ -265,11 +266,13 @@ describeOnBackends('on $name', (backend) => {
       });
     });
 
-    it('finds by e-mail, whatever its case, with the submissions of that phone', async () => {
-      const { databaseUrl } = await storedSignUps(backend, people);
+    it('finds by e-mail, whatever its case, only the submissions that gave it', async () => {
+      const { databaseUrl, rows } = await storedSignUps(backend, people);
       const { code, json } = await person(databaseUrl, ['--email', 'reem@example.COM']);
       expect(code).toBe(0);
-      expect(json.submissions).toHaveLength(3);
+      expect(json.submissions.map((row: { id: string }) => row.id)).toEqual([
+        (await rows())[0]!.id,
+      ]);
       expect(
         (await person(databaseUrl, ['--email', 'nobody@example.com'])).json.submissions,
       ).toEqual([]);
@@ -282,7 +285,7 @@ describeOnBackends('on $name', (backend) => {
         .filter((row) => row.phone === '966500000001')
         .map((row) => row.id);
 
-      const { code, json } = await person(databaseUrl, [
+      const { code, json, err } = await person(databaseUrl, [
         '--phone',
         '٠٥٠٠٠٠٠٠٠١',
         '--erase',
@@ -290,6 +293,8 @@ describeOnBackends('on $name', (backend) => {
       ]);
       expect(code).toBe(0);
       expect(json.erased).toEqual({ submissions: 3, webhookEvents: 3, ids: hers });
+      // What the operator still has to do on PostgreSQL, said where the erasure is run.
+      expect(err).toBe(backend.database === 'postgres' ? postgresErasureNote : '');
       expect((await rows()).map((row) => row.phone)).toEqual(['966500000002']);
       expect((await events()).map((event) => event.subject_id)).toEqual([(await rows())[0]!.id]);
       expect(await report(databaseUrl)).toBe(before);
@@ -313,6 +318,56 @@ describeOnBackends('on $name', (backend) => {
       expect(again.repeat).toBe(false);
     });
 
+    it("never gives nor erases another person's rows to someone who typed their phone with an e-mail", async () => {
+      const victim = people[3]!;
+      const { databaseUrl, rows } = await storedSignUps(backend, [
+        victim,
+        // Noura's phone, typed by someone else with their own e-mail: a repeat of her lead.
+        { ...victim, at: '2025-04-10T11:45:00.000Z', name: 'محتال', email: 'someone@evil.example' },
+      ]);
+      const [hers, theirs] = await rows();
+      const { json } = await person(databaseUrl, ['--email', 'someone@evil.example']);
+      expect(json.submissions.map((row: { id: string }) => row.id)).toEqual([theirs!.id]);
+      expect(JSON.stringify(json)).not.toContain('نورة');
+      expect(JSON.stringify(json)).not.toContain('noura@example.com');
+
+      const erased = await person(databaseUrl, [
+        '--email',
+        'someone@evil.example',
+        '--erase',
+        '--yes',
+      ]);
+      expect(erased.json.erased.ids).toEqual([theirs!.id]);
+      expect(await rows()).toEqual([hers]);
+    });
+
+    it("makes the oldest repeat left the lead when an erasure takes a lead's first row", async () => {
+      const { databaseUrl, rows } = await storedSignUps(backend, [
+        { ...people[3]!, utm: { utm_source: 'whatsapp' } },
+        { ...people[3]!, at: '2025-04-10T11:40:00.000Z', email: 'first@example.com' },
+        { ...people[3]!, at: '2025-04-10T11:50:00.000Z', email: 'second@example.com' },
+        { ...people[3]!, at: '2025-04-10T11:55:00.000Z', email: '' },
+      ]);
+      const [, first, second, third] = await rows();
+      const counts = async () => [
+        await report(databaseUrl),
+        await report(databaseUrl, '--by', 'campaign'),
+      ];
+      expect((await counts())[0]).toMatch(/42\s+premium_reco\s+0\s+0\s+1\s+3\s/);
+
+      await person(databaseUrl, ['--email', 'noura@example.com', '--erase', '--yes']);
+      expect((await rows()).map(({ id, repeat_of }) => [id, repeat_of])).toEqual([
+        [first!.id, null],
+        [second!.id, first!.id],
+        [third!.id, first!.id],
+      ]);
+      // The erased lead still counts, as a deleted lead; the repeat left first is a lead now.
+      const [byLink, byCampaign] = await counts();
+      expect(byLink).toMatch(/42\s+premium_reco\s+0\s+0\s+2\s+2\s/);
+      expect(byCampaign).toMatch(/whatsapp\s+\(none\)\s+0\s+0\s+1\s+0/);
+      expect(byCampaign).toMatch(/\(none\)\s+\(none\)\s+0\s+0\s+1\s+2/);
+    });
+
     it('--erase asks first: a no erases nothing, and without a terminal it needs --yes', async () => {
       const { databaseUrl, rows } = await storedSignUps(backend, people);
       const declined = await person(
@@ -332,9 +387,38 @@ describeOnBackends('on $name', (backend) => {
         ['--email', 'reem@example.com', '--erase'],
         async () => true,
       );
-      expect(confirmed.json.erased.submissions).toBe(3);
-      expect(await rows()).toHaveLength(1);
+      // Her e-mail was given on her first submission only: its repeat (no e-mail) stays.
+      expect(confirmed.json.erased.submissions).toBe(1);
+      expect(await rows()).toHaveLength(3);
     });
+
+    it.runIf(backend.database === 'postgres')(
+      "leaves an erased name in PostgreSQL's pages until VACUUM FULL rewrites them",
+      async () => {
+        const { databaseUrl } = await storedSignUps(backend, people);
+        const client = new Client({ connectionString: databaseUrl });
+        await client.connect();
+        onTestFinished(() => client.end());
+        // The table's file as the server holds it, its dirty pages written out first.
+        const bytes = async () => {
+          await client.query('checkpoint');
+          const { rows } = await client.query<{ file: Buffer }>(
+            "select pg_read_binary_file(pg_relation_filepath('registrations')) as file",
+          );
+          return rows[0]!.file;
+        };
+        const name = Buffer.from('ريم الحازمي');
+        await person(databaseUrl, ['--phone', '966500000001', '--erase', '--yes']);
+        await client.query('vacuum registrations');
+        expect((await bytes()).includes(name)).toBe(true);
+
+        await client.query('vacuum full registrations, webhook_events');
+        expect((await bytes()).includes(name)).toBe(false);
+        expect((await bytes()).includes(Buffer.from('نورة'))).toBe(true);
+      },
+      // A checkpoint writes out every dirty page of the server, other tests' too.
+      60_000,
+    );
 
     it.runIf(backend.database === 'sqlite')(
       'leaves no trace of an erased name or phone in the SQLite file',

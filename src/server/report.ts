@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { packageKeys } from '../domain/packages';
+import { otherCampaign } from './campaigns';
 import { csvCell, parseSince, readDatabase, type Output } from './cli';
 import { countSignUps, type SignUpCount } from './registrations/sign-up-counts';
 import {
@@ -37,7 +38,7 @@ const usage =
   'usage: npm run report -- [--since YYYY-MM-DD[THH:MM:SSZ]] [--format table|csv] [--by link|campaign]';
 
 export const reportNotes = [
-  'Visits are unauthenticated counts: anyone can add to them. A visitor (address and browser) counts once per link and UTC day.',
+  'Visits are unauthenticated counts: anyone can add to them. A visitor (address and browser) counts once per link and UTC day; one address (IPv6: one /48) counts at most 10 visitors a link and 100 visits a day.',
   'Unique visitors are counted per UTC day (the visitor hash rotates daily): one person on two days counts twice.',
   'Leads are first sign-ups; a repeat (same phone and notes within 24 hours) is counted apart, for the link of the lead it repeats.',
   'Deleted submissions (RETENTION_DAYS, erasure) are still counted, from daily totals.',
@@ -47,6 +48,7 @@ export const reportNotes = [
 export const campaignReportNotes = [
   "A visit counts for the campaign of the visitor's first view of the link that day; a lead for the campaign of the page it was sent from, and a repeat for its lead's.",
   '"(none)" is a page opened without utm_source or utm_campaign. Unique visitors and conversion are counted as in the report per link.',
+  '"(other)" is the campaigns past a limit: 20 a link names in a day (for leads, those with the most), and 10 one address names in a day\'s visits.',
 ];
 
 /** Visits and sign-ups side by side, one row per campaign: sources and campaigns by name, none last. */
@@ -80,9 +82,10 @@ export function buildCampaignReport(
     found.leads += campaign.leads;
     found.repeats += campaign.repeats;
   }
-  // By name, none last.
+  // By name, then other, none last.
+  const rank = (value: string | null) => (value === null ? 2 : value === otherCampaign ? 1 : 0);
   const byName = (a: string | null, b: string | null) =>
-    a === b ? 0 : a === null ? 1 : b === null ? -1 : a.localeCompare(b, 'en');
+    a === b ? 0 : rank(a) - rank(b) || a!.localeCompare(b!, 'en');
   return [...rows.values()].sort(
     (a, b) => byName(a.utmSource, b.utmSource) || byName(a.utmCampaign, b.utmCampaign),
   );
@@ -184,11 +187,14 @@ const linkLayout: Layout<ReportRow> = {
   notes: reportNotes,
 };
 
+// The campaigns past a limit (campaigns.ts), in the table and in CSV alike.
+const otherLabel = (value: string | null) => (value === otherCampaign ? '(other)' : value);
+
 const campaignLayout: Layout<CampaignReportRow> = {
   title: 'Visits and sign-ups per campaign',
   headings: ['Source', 'Campaign'],
   csvHeadings: ['utm_source', 'utm_campaign'],
-  labels: (row) => [row.utmSource, row.utmCampaign],
+  labels: (row) => [otherLabel(row.utmSource), otherLabel(row.utmCampaign)],
   none: ['(none)', '(none)'],
   notes: campaignReportNotes,
 };

@@ -49,6 +49,7 @@ describe('refusals before routing (finding 7)', () => {
         'Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
       400,
     ],
+    ['no Host header', 'GET /register/register-client HTTP/1.1\r\nConnection: close\r\n\r\n', 400],
   ])(
     '%s is the Arabic JSON with the security headers, the URL not echoed',
     async (_, request, status) => {

@@ -53,7 +53,10 @@ export async function createServices(
   now: () => Date,
 ): Promise<Services> {
   const database = await openDatabase(config.database, (error) =>
-    log.warn({ err: error }, 'a database connection was lost; the pool opens a new one when needed'),
+    log.warn(
+      { err: error },
+      'a database connection was lost; the pool opens a new one when needed',
+    ),
   );
   try {
     await migrateToLatest(database);
@@ -102,7 +105,7 @@ export async function createServices(
     proofOfWork:
       config.altchaHmacKey === undefined
         ? undefined
-        : createProofOfWork(config.altchaHmacKey, redis),
+        : createProofOfWork(config.altchaHmacKey, database),
     lifecycle: { draining: false },
     async close() {
       redis?.disconnect();

@@ -121,20 +121,6 @@ describe('link previews: the head WhatsApp, Telegram and X read without JavaScri
       arPreview.description,
       '/register/my-registration-link',
     ],
-    [
-      'a package segment that is no key (a sentence someone wants on the page)',
-      `/register/register-client/${encodeURIComponent('حوّل 100 ريال إلى SA03 للتفعيل')}/42`,
-      ar.notFound,
-      arPreview.description,
-      `/register/register-client/${encodeURIComponent('حوّل 100 ريال إلى SA03 للتفعيل')}/42`,
-    ],
-    [
-      'an unknown path',
-      '/register/nothing-here?x=1',
-      ar.notFound,
-      arPreview.description,
-      '/register/nothing-here',
-    ],
   ])('gives %s its title, description and absolute URLs', (_, url, title, description, path) => {
     expect(previewTags(render(url, { origin, brand: defaultBrand }).head)).toEqual({
       title,
@@ -153,6 +139,23 @@ describe('link previews: the head WhatsApp, Telegram and X read without JavaScri
       'twitter:card': 'summary_large_image',
       brand: JSON.stringify(defaultBrand),
     });
+  });
+
+  it.each([
+    [
+      'a package segment that is no key (a sentence someone wants on the page)',
+      `/register/register-client/${encodeURIComponent('حوّل 100 ريال إلى SA03 للتفعيل')}/42`,
+    ],
+    ['an unknown path', '/register/nothing-here?x=1'],
+  ])('gives %s, a 404, no preview tags: nothing of its address', (_, url) => {
+    const { head } = render(url, { origin, brand: defaultBrand });
+    expect(previewTags(head)).toEqual({
+      title: ar.notFound,
+      description: arPreview.description,
+      brand: JSON.stringify(defaultBrand),
+    });
+    expect(head).not.toContain('og:');
+    expect(head).not.toContain('nothing-here');
   });
 
   it('gives one address however the link was typed', () => {
@@ -176,15 +179,24 @@ describe('link previews: the head WhatsApp, Telegram and X read without JavaScri
       expect(head).not.toMatch(/<script|"><|'>/);
       // Every tag is whole: as many meta tags as the strict pattern reads.
       expect(head.match(/<meta /g)).toHaveLength(Object.keys(previewTags(head)).length - 1);
+      // A hostile package is the 404, which has no preview address at all.
       expect(previewTags(head)['og:url']).toBe(
-        `https://x.example"><script>${registrationPath({ packageName, marketingId: '7' })}`,
+        packageName === 'gold_plan'
+          ? `https://x.example"><script>${registrationPath({ packageName, marketingId: '7' })}`
+          : undefined,
       );
     }
-    const known = previewTags(
-      render('/register/register-client/gold_plan/7', { origin, brand: defaultBrand }).head,
-    );
-    expect(known['og:title']).toBe(ar.titlePackage('gold_plan', ar.brandDefault));
-    expect(known['og:description']).toBe(arPreview.descriptionPackage('gold_plan'));
+  });
+
+  it('previews a package key the catalogue does not know as the free trial, shown on the page', () => {
+    const url = '/register/register-client/call_me_now/42';
+    const page = render(url, { origin, brand: defaultBrand });
+    const tags = previewTags(page.head);
+    expect(tags.title).toBe(ar.titlePackage('call_me_now', ar.brandDefault));
+    expect(tags['og:title']).toBe(ar.titleGeneric(ar.brandDefault));
+    expect(tags['og:description']).toBe(arPreview.descriptionFreeTrial);
+    expect(tags.description).toBe(arPreview.descriptionFreeTrial);
+    expect(page.html).toContain('call_me_now');
   });
 });
 

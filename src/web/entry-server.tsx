@@ -18,5 +18,5 @@ export function render(
       <App location={url} brand={brand} form={form} />
     </StrictMode>,
   );
-  return { html, head: pageHead(screen, url, origin, brand) };
+  return { html, head: pageHead(screen, origin, brand) };
 }

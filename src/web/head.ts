@@ -1,6 +1,6 @@
-import { arPreview } from '../domain/catalogue';
+import { ar, arPreview } from '../domain/catalogue';
 import { basePath, myLinkPath, registrationPath } from '../domain/links';
-import { packageLabel } from '../domain/packages';
+import { isPackageKey, packageLabel } from '../domain/packages';
 import type { Brand } from '../domain/render-contract';
 import { brandMeta } from './brand';
 import type { Screen } from './routes';
@@ -8,23 +8,25 @@ import type { Screen } from './routes';
 /** public/og-image.png, drawn by scripts/og-image.ts at the size WhatsApp and X show large. */
 export const previewImage = { path: `${basePath}/og-image.png`, width: 1200, height: 630 };
 
+// A package key of the right shape that the catalogue does not know is shown on the page (a
+// package added later), but its preview speaks of the free trial: a crafted key such as
+// call_me_now never reaches a WhatsApp preview.
+function previewed(screen: Screen): boolean {
+  return (
+    screen.kind === 'form' && screen.packageName !== undefined && isPackageKey(screen.packageName)
+  );
+}
+
 function description(screen: Screen): string {
   if (screen.kind !== 'form') return arPreview.description;
-  return screen.packageName === undefined
-    ? arPreview.descriptionFreeTrial
-    : arPreview.descriptionPackage(packageLabel(screen.packageName));
+  return previewed(screen) && screen.packageName !== undefined
+    ? arPreview.descriptionPackage(packageLabel(screen.packageName))
+    : arPreview.descriptionFreeTrial;
 }
 
 /** A screen's own address: the same link however it was typed (case, trailing slash, query). */
-function canonicalPath(screen: Screen, requestPath: string): string {
-  switch (screen.kind) {
-    case 'form':
-      return registrationPath(screen);
-    case 'myLink':
-      return `${basePath}${myLinkPath}`;
-    case 'notFound':
-      return requestPath;
-  }
+function canonicalPath(screen: Screen & { kind: 'form' | 'myLink' }): string {
+  return screen.kind === 'form' ? registrationPath(screen) : `${basePath}${myLinkPath}`;
 }
 
 /**
@@ -34,23 +36,36 @@ function canonicalPath(screen: Screen, requestPath: string): string {
  * client to hydrate with. `origin` makes og:url and og:image absolute, as those crawlers
  * require. The preview image is the same for every provider: it names none.
  */
-export function pageHead(screen: Screen, url: string, origin: string, brand: Brand): string {
-  const path = url.replace(/[?#].*$/, '');
+export function pageHead(screen: Screen, origin: string, brand: Brand): string {
   const text = description(screen);
-  const meta: [attribute: 'name' | 'property', key: string, content: string | number][] = [
+  type Meta = [attribute: 'name' | 'property', key: string, content: string | number];
+  // A 404 has no preview: its address is whatever was asked, text someone wants shown included.
+  const preview: Meta[] =
+    screen.kind === 'notFound'
+      ? []
+      : [
+          ['property', 'og:site_name', brand.name],
+          ['property', 'og:type', 'website'],
+          ['property', 'og:locale', 'ar_SA'],
+          [
+            'property',
+            'og:title',
+            screen.kind === 'form' && screen.packageName !== undefined && !previewed(screen)
+              ? ar.titleGeneric(brand.name)
+              : screen.title,
+          ],
+          ['property', 'og:description', text],
+          ['property', 'og:url', `${origin}${canonicalPath(screen)}`],
+          ['property', 'og:image', `${origin}${previewImage.path}`],
+          ['property', 'og:image:type', 'image/png'],
+          ['property', 'og:image:width', previewImage.width],
+          ['property', 'og:image:height', previewImage.height],
+          ['property', 'og:image:alt', arPreview.imageAlt],
+          ['name', 'twitter:card', 'summary_large_image'],
+        ];
+  const meta: Meta[] = [
     ['name', 'description', text],
-    ['property', 'og:site_name', brand.name],
-    ['property', 'og:type', 'website'],
-    ['property', 'og:locale', 'ar_SA'],
-    ['property', 'og:title', screen.title],
-    ['property', 'og:description', text],
-    ['property', 'og:url', `${origin}${canonicalPath(screen, path)}`],
-    ['property', 'og:image', `${origin}${previewImage.path}`],
-    ['property', 'og:image:type', 'image/png'],
-    ['property', 'og:image:width', previewImage.width],
-    ['property', 'og:image:height', previewImage.height],
-    ['property', 'og:image:alt', arPreview.imageAlt],
-    ['name', 'twitter:card', 'summary_large_image'],
+    ...preview,
     // Read by entry-client.tsx (brand.tsx), not by crawlers.
     ['name', brandMeta, JSON.stringify(brand)],
   ];

@@ -59,9 +59,12 @@ export interface VisitsTable {
   package_key: string;
   visitor_hash: string;
   count: number;
-  // The campaign of the visitor's first view of the link that day; '' for none.
+  // The campaign of the visitor's first view of the link that day; '' for none, otherCampaign
+  // past the limits of campaigns.ts.
   utm_source: string;
   utm_campaign: string;
+  // The visitor's address (IPv6: its /48), hashed as visitor_hash is: for the limits per address.
+  address_hash: string;
 }
 
 // A finished day's visits per link and campaign, rolled up from `visits`: no visitor is in it.
@@ -106,6 +109,12 @@ export interface WebhookEventsTable {
   last_error: string | null;
 }
 
+// A solved proof-of-work challenge, by its signature, kept until it expires (ISO text).
+export interface SpentChallengesTable {
+  signature: string;
+  expires_at: string;
+}
+
 /** Every table, for Kysely. */
 export interface Tables {
   registrations: RegistrationsTable;
@@ -113,6 +122,7 @@ export interface Tables {
   visit_totals: VisitTotalsTable;
   sign_up_totals: SignUpTotalsTable;
   webhook_events: WebhookEventsTable;
+  spent_challenges: SpentChallengesTable;
 }
 
 export type DatabaseKind = 'sqlite' | 'postgres';

@@ -1,7 +1,8 @@
 import {
-  createRemoteJWKSet,
+  createLocalJWKSet,
   errors,
   jwtVerify,
+  type JSONWebKeySet,
   type JWTVerifyGetKey,
   type JWTVerifyOptions,
 } from 'jose';
@@ -32,19 +33,86 @@ export type MarketerCheck =
   /** A valid token of someone who is not a marketer: 403. */
   | { kind: 'forbidden' }
   /** The platform's keys could not be fetched: no verdict on the token (503). */
-  | { kind: 'unavailable'; error: unknown };
+  | { kind: 'unavailable' };
 
 export type MarketerVerifier = (token: string) => Promise<MarketerCheck>;
 
+// The key set is fetched again once it is this old, or when a token names a kid it lacks.
+const keysFreshMs = 10 * 60_000;
+// At most one fetch in this long, whether the last one worked or not: neither made-up kids nor
+// a platform that fails turn requests into fetches.
+const fetchIntervalMs = 30_000;
+// While the platform fails, the last good keys serve this long: a key is not revoked by an
+// outage, and marketers keep their numbers.
+const keysKeptMs = 24 * 60 * 60_000;
+const fetchTimeoutMs = 5_000;
+
+/** The platform's key set could not be had: no verdict on the token. */
+class KeySetUnavailable extends Error {
+  constructor(cause: unknown) {
+    super("the platform's keys (JWKS) could not be fetched", { cause });
+  }
+}
+
+/** The platform's keys at `url`, fetched as the constants above say; each failure told once. */
+function remoteKeySet(url: string, onFetchFailed: (error: unknown) => void): JWTVerifyGetKey {
+  let keys: { find: JWTVerifyGetKey; fetchedAt: number } | undefined;
+  let attemptedAt = -Infinity;
+  let lastError: unknown;
+  let pending: Promise<void> | undefined;
+
+  async function fetchKeys(): Promise<void> {
+    try {
+      const response = await fetch(url, {
+        headers: { accept: 'application/json' },
+        signal: AbortSignal.timeout(fetchTimeoutMs),
+      });
+      if (!response.ok) throw new Error(`the key set answered ${response.status}`);
+      // Throws on anything that is not a key set.
+      const find = createLocalJWKSet((await response.json()) as JSONWebKeySet);
+      keys = { find, fetchedAt: Date.now() };
+    } catch (error) {
+      lastError = error;
+      onFetchFailed(error);
+    }
+  }
+
+  function refresh(): Promise<void> {
+    if (pending !== undefined || Date.now() - attemptedAt < fetchIntervalMs) {
+      return pending ?? Promise.resolve();
+    }
+    attemptedAt = Date.now();
+    pending = fetchKeys().finally(() => (pending = undefined));
+    return pending;
+  }
+
+  return async (header, token) => {
+    if (keys === undefined || Date.now() - keys.fetchedAt > keysFreshMs) await refresh();
+    if (keys === undefined || Date.now() - keys.fetchedAt > keysKeptMs) {
+      throw new KeySetUnavailable(lastError);
+    }
+    try {
+      return await keys.find(header, token);
+    } catch (error) {
+      if (!(error instanceof errors.JWKSNoMatchingKey)) throw error;
+      // A kid it does not hold: perhaps a rotated key, published since the last fetch.
+      await refresh();
+      return keys.find(header, token);
+    }
+  };
+}
+
 /**
- * Verifies the platform's tokens. The key set is fetched once and cached; a token naming a
- * `kid` it does not hold fetches it again (at most every 30 s: made-up kids cannot flood the
- * platform), so a rotated key is accepted without a restart.
+ * Verifies the platform's tokens. The key set is fetched, cached and kept through the
+ * platform's outages as remoteKeySet says, so a rotated key is accepted without a restart.
  */
-export function createMarketerVerifier(config: MarketerAuthConfig): MarketerVerifier {
+export function createMarketerVerifier(
+  config: MarketerAuthConfig,
+  onFetchFailed: (error: unknown) => void = () => {},
+): MarketerVerifier {
   const key: JWTVerifyGetKey | Uint8Array =
     config.keys.kind === 'jwks'
-      ? createRemoteJWKSet(new URL(config.keys.url))
+      ? remoteKeySet(config.keys.url, onFetchFailed)
       : new TextEncoder().encode(config.keys.secret);
   const options: JWTVerifyOptions = {
     algorithms: config.keys.kind === 'jwks' ? publicKeyAlgorithms : ['HS256'],
@@ -61,21 +129,18 @@ export function createMarketerVerifier(config: MarketerAuthConfig): MarketerVeri
           ? await jwtVerify(token, key, options)
           : await jwtVerify(token, key, options));
     } catch (error) {
-      // The key set out of reach (no answer, not 200, not a key set) is the platform's trouble,
-      // not the token's: refusing would hide a marketer's numbers as if they were signed out.
-      // jose throws its base JOSEError only for the key set's HTTP answer.
-      if (
-        !(error instanceof errors.JOSEError) ||
-        error instanceof errors.JWKSTimeout ||
-        error instanceof errors.JWKSInvalid ||
-        error.code === errors.JOSEError.code
-      ) {
-        return { kind: 'unavailable', error };
-      }
+      // The key set out of reach is the platform's trouble, not the token's: refusing would
+      // hide a marketer's numbers as if they were signed out.
+      if (error instanceof KeySetUnavailable) return { kind: 'unavailable' };
+      if (!(error instanceof errors.JOSEError)) throw error;
       return { kind: 'refused' };
     }
-    const { sub, role } = payload;
+    const { sub, role, exp, iat } = payload;
     if (typeof sub !== 'string' || sub === '') return { kind: 'refused' };
+    // A token made to live longer than the limit is refused: exp from its iat, or from now
+    // without one (exp: 1e308 would otherwise never expire).
+    const issuedAt = typeof iat === 'number' ? iat : Date.now() / 1000;
+    if (exp === undefined || exp - issuedAt > config.maxAgeMs / 1000) return { kind: 'refused' };
     if (!marketerRoles.includes(role as (typeof marketerRoles)[number])) {
       return { kind: 'forbidden' };
     }

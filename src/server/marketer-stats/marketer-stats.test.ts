@@ -238,6 +238,12 @@ describeOnBackends('on $name', (backend) => {
           .setExpirationTime(now() + 3600)
           .sign(publicPem),
       ],
+      ['made never to expire (exp: 1e308)', await token(key, { exp: 1e308 })],
+      ['made to live 25 hours from its iat', await token(key, { exp: now() + 25 * 3600 })],
+      [
+        'without an iat, made to live 25 hours from now',
+        await token(key, { iat: undefined, exp: now() + 25 * 3600 }),
+      ],
       [
         'without an expiry',
         await new SignJWT({ role: 'marketing', iss: issuer, aud: audience })
@@ -252,6 +258,12 @@ describeOnBackends('on $name', (backend) => {
       expect(response.json()).toEqual({ error: arStats.errorSignIn });
       expect(response.headers['cache-control']).toBe('private, no-store');
     }
+  });
+
+  it('accepts a token living up to MARKETER_AUTH_MAX_AGE', async () => {
+    const { key, stats } = await start({ ...jwksEnv(), MARKETER_AUTH_MAX_AGE: '48h' });
+    expect((await stats(await token(key, { exp: now() + 25 * 3600 }))).statusCode).toBe(200);
+    expect((await stats(await token(key, { exp: now() + 49 * 3600 }))).statusCode).toBe(401);
   });
 
   it('allows 60 seconds of clock difference', async () => {
@@ -292,7 +304,47 @@ describeOnBackends('on $name', (backend) => {
     expect(response.json()).toEqual({ error: arStats.errorStats });
     expect(log()).toContain('could not be fetched');
     platform.failing = undefined;
+    // The keys are fetched at most every 30 seconds, whether the last fetch worked or not.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 31_000 });
     expect((await stats(await token(key))).statusCode).toBe(200);
+  });
+
+  it('limits before verifying, and fetches the failing keys once, logged once', async () => {
+    const { app, key, log } = await start();
+    platform.failing = 500;
+    const fetches = platform.fetches;
+    // Well-formed, claiming one of the platform's keys, signed by nobody.
+    const header = Buffer.from(JSON.stringify({ alg: 'ES256', kid: key.kid })).toString(
+      'base64url',
+    );
+    const claims = Buffer.from(JSON.stringify({ sub: '42', exp: now() + 60 })).toString(
+      'base64url',
+    );
+    const forged = `${header}.${claims}.${Buffer.alloc(64).toString('base64url')}`;
+    const statuses = new Map<number, number>();
+    for (let i = 0; i < 200; i += 1) {
+      const response = await app.inject({
+        method: 'GET',
+        url,
+        headers: { authorization: `Bearer ${forged}` },
+        remoteAddress: '203.0.113.9',
+      });
+      statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(statuses)).toEqual({ 503: 120, 429: 80 });
+    expect(platform.fetches - fetches).toBe(1);
+    expect(log().match(/could not be fetched/g)).toHaveLength(1);
+  });
+
+  it('keeps the last good keys while the platform fails, for a day', async () => {
+    const { key, stats } = await start();
+    expect((await stats(await token(key))).statusCode).toBe(200);
+    platform.failing = 500;
+    // Past the ten minutes after which the keys are fetched again.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 11 * 60_000 });
+    expect((await stats(await token(key))).statusCode).toBe(200);
+    vi.setSystemTime(Date.now() + 24 * 3_600_000);
+    expect((await stats(await token(key))).statusCode).toBe(503);
   });
 
   it('takes the token from the platform cookie when it is named', async () => {

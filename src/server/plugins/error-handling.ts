@@ -21,6 +21,17 @@ export const errorHandlingPlugin = fp(
 );
 
 /**
+ * HTTP/1.1 requires Host (RFC 9112 §3.2): without it, the Arabic JSON, as for any refusal (an
+ * onRequest hook added after the security headers', so that it has them). HTTP/1.0 never had
+ * to send one, and old load balancers' health checks do not.
+ */
+export async function refuseHostless(request: FastifyRequest, reply: FastifyReply) {
+  if (request.headers.host !== undefined || request.raw.httpVersion === '1.0') return;
+  request.log.info({ status: 400 }, 'request refused: no Host header');
+  return reply.code(400).send({ error: ar.errorBadRequest });
+}
+
+/**
  * A URL Fastify cannot route (malformed percent-encoding) is refused before any hook runs: the
  * same Arabic JSON and security headers as any refusal, never the URL echoed back.
  */

@@ -1,3 +1,4 @@
+import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -26,6 +27,8 @@ export interface MarketerStatsOptions {
 
 // A page opened now and then asks a few times a minute; a script asks far more.
 const requestsPerMinute = 30;
+// An office of marketers may share one address.
+const checksPerAddressPerMinute = 120;
 
 const query = z.object({
   days: z
@@ -43,7 +46,9 @@ export const marketerStatsPlugin: FastifyPluginAsyncZod<MarketerStatsOptions> = 
   app,
   { config, now, database, visits },
 ) => {
-  const verify = createMarketerVerifier(config);
+  const verify = createMarketerVerifier(config, (error) =>
+    app.log.error({ err: error }, "the platform's keys (JWKS) could not be fetched"),
+  );
 
   app.addHook('onSend', async (_request, reply) => {
     // One person's numbers: never kept by a shared cache, nor by the browser.
@@ -52,7 +57,25 @@ export const marketerStatsPlugin: FastifyPluginAsyncZod<MarketerStatsOptions> = 
     reply.header('vary', 'authorization, cookie');
   });
 
-  // Verified before the rate limit (a preHandler), which then counts per marketer.
+  // Before any token is verified, a limit per address (IPv6: per /48), so that no stream of
+  // made-up tokens costs more than that in verifications. Its own limiter: the route's limit
+  // (one limiter a request, for the library) still counts per marketer afterwards.
+  const perAddress = app.createRateLimit({
+    timeWindow: 60_000,
+    max: checksPerAddressPerMinute,
+    keyGenerator: (request: FastifyRequest) => `marketer-ip:${normalizeIP(request.ip, 48)}`,
+  });
+  app.addHook('onRequest', async (request: FastifyRequest, reply) => {
+    const limit = await perAddress(request);
+    if (!limit.isAllowed && limit.isExceeded) {
+      return reply
+        .code(429)
+        .header('retry-after', String(limit.ttlInSeconds))
+        .send({ error: ar.errorTooManyRequests });
+    }
+  });
+
+  // Verified before the route's rate limit (a preHandler), which then counts per marketer.
   app.addHook('onRequest', async (request: FastifyRequest, reply) => {
     const token = tokenOf(request.headers, config.cookie);
     const check = token === undefined ? { kind: 'refused' as const } : await verify(token);
@@ -62,10 +85,8 @@ export const marketerStatsPlugin: FastifyPluginAsyncZod<MarketerStatsOptions> = 
         .header('www-authenticate', 'Bearer')
         .send({ error: arStats.errorSignIn });
     }
-    if (check.kind === 'unavailable') {
-      request.log.error({ err: check.error }, "the platform's keys (JWKS) could not be fetched");
-      return reply.code(503).send({ error: arStats.errorStats });
-    }
+    // The failed fetch was logged once (above); the requests it fails are not, one by one.
+    if (check.kind === 'unavailable') return reply.code(503).send({ error: arStats.errorStats });
     if (check.kind === 'forbidden') {
       return reply.code(403).send({ error: ar.errorNotAuthorized });
     }

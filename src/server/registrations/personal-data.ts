@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { writeTransaction } from '../db/dialect';
 import { countKeys, storedCounts } from './sign-up-counts';
 import type { Database, RegistrationsTable, Tables, WebhookEventsTable } from '../db/schema';
@@ -25,8 +25,8 @@ type Registrations = ExpressionBuilder<Tables, 'registrations'>;
 // The condition on `registrations` for each selection.
 // - By age: a lead past the limit takes its repeats with it (at most 24 hours younger), so no
 //   kept row is counted for a link that is no longer there.
-// - A person: every row of their phone, or of the phones that gave that e-mail, so that a repeat
-//   typed with another e-mail goes too.
+// - A person: the rows of their phone, or the rows that gave their e-mail, and no other: an
+//   e-mail typed with someone else's phone must not hand over (or erase) that person's rows.
 function selected(db: Kysely<Tables>, selection: Selection) {
   return (eb: Registrations) => {
     if ('createdBefore' in selection) {
@@ -41,14 +41,38 @@ function selected(db: Kysely<Tables>, selection: Selection) {
       ]);
     }
     if ('phone' in selection) return eb('phone', '=', selection.phone);
-    const email = selection.email.toLowerCase();
-    const ofEmail = (inner: ExpressionBuilder<Tables, 'registrations'>) =>
-      inner(inner.fn('lower', ['email']), '=', email);
-    return eb.or([
-      ofEmail(eb),
-      eb('phone', 'in', db.selectFrom('registrations').select('phone').where(ofEmail)),
-    ]);
+    return eb(eb.fn('lower', ['email']), '=', selection.email.toLowerCase());
   };
+}
+
+/**
+ * Before `chosen` rows go: each lead among them whose repeats are not all going hands its place
+ * to the oldest repeat left, which becomes the lead (repeat_of null) with the others linked to
+ * it, so that no kept row points to a deleted one and the repeat rule finds a first row.
+ */
+async function promoteRepeats(
+  trx: Kysely<Tables>,
+  chosen: SelectQueryBuilder<Tables, 'registrations', { id: string }>,
+): Promise<void> {
+  const left = await trx
+    .selectFrom('registrations')
+    .select(['id', 'repeat_of'])
+    .where('repeat_of', 'in', chosen)
+    .where('id', 'not in', chosen)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  const newLead = new Map<string, string>();
+  for (const { id, repeat_of: lead } of left) {
+    if (lead === null) continue;
+    const promoted = newLead.get(lead);
+    if (promoted === undefined) newLead.set(lead, id);
+    await trx
+      .updateTable('registrations')
+      .set({ repeat_of: promoted ?? null })
+      .where('id', '=', id)
+      .execute();
+  }
 }
 
 /**
@@ -74,6 +98,8 @@ export async function deleteSubmissions(
         .execute();
       const ids = rows.map(({ id }) => id);
       if (ids.length === 0) return { ids, webhookEvents: 0 };
+      // As a subquery (retention may choose more rows than a statement takes parameters). No
+      // selection depends on what promoteRepeats changes: the repeats left behind, not chosen.
       const chosen = trx.selectFrom('registrations').select('id').where(selected(trx, selection));
       // Counted first, as every count of a lead counts them (sign-up-counts.ts).
       const counted = storedCounts(trx, { since: '', ids: chosen, repeats: true }).as('counted');
@@ -97,6 +123,7 @@ export async function deleteSubmissions(
           })),
         )
         .execute();
+      await promoteRepeats(trx, chosen);
       const events = await trx
         .deleteFrom('webhook_events')
         .where('subject_id', 'in', chosen)
@@ -114,7 +141,7 @@ export async function deleteSubmissions(
   return deleted;
 }
 
-/** Every submission of a person (by phone, or by e-mail and the phones it came with). */
+/** The submissions of a person: of their phone, or that gave their e-mail; no other row. */
 export async function findPerson(
   database: Database,
   selection: { phone: string } | { email: string },

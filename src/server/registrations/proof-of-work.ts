@@ -7,7 +7,9 @@ import {
   type Payload,
 } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
-import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import type { Database } from '../db/schema';
+import { guarded } from './registration-repository';
 
 // About a second or two on a mid-range phone (PBKDF2 in WebCrypto), solved while the person
 // types; to a script it is that second for every lead, on every core it owns.
@@ -25,11 +27,32 @@ export interface ProofOfWork {
   verify(payload: string | undefined): Promise<boolean>;
 }
 
-function decode(payload: string): Payload | undefined {
+// ALTCHA's payload, as its widget sends it. The library reads the fields without checking
+// them (a missing one threw, a 500), so the shape is checked first. Loose objects: the
+// signature covers the parameters as sent, a field unknown here included.
+const payloadSchema = z.object({
+  challenge: z.looseObject({
+    parameters: z.looseObject({
+      algorithm: z.string(),
+      nonce: z.string(),
+      salt: z.string(),
+      cost: z.number(),
+      keyLength: z.number(),
+      keyPrefix: z.string(),
+      expiresAt: z.optional(z.number()),
+    }),
+    signature: z.string(),
+  }),
+  solution: z.looseObject({ counter: z.number(), derivedKey: z.string() }),
+});
+
+function decode(payload: string): (Payload & { challenge: { signature: string } }) | undefined {
   try {
-    const decoded = JSON.parse(Buffer.from(payload, 'base64').toString('utf8')) as Payload;
-    return typeof decoded?.challenge?.signature === 'string' && decoded.solution
-      ? decoded
+    const parsed = payloadSchema.safeParse(
+      JSON.parse(Buffer.from(payload, 'base64').toString('utf8')),
+    );
+    return parsed.success
+      ? (parsed.data as Payload & { challenge: { signature: string } })
       : undefined;
   } catch {
     return undefined;
@@ -37,29 +60,37 @@ function decode(payload: string): Payload | undefined {
 }
 
 /**
- * `hmacKey` signs the challenges. A solved challenge is spent: in Redis when instances share
- * one (so no instance takes it twice), else in this process's memory, until it expires.
+ * `hmacKey` signs the challenges. A solved challenge is spent in the database, which every
+ * instance shares (Redis or not, up or down), until it expires: no instance takes it twice.
  * Real time, not the app's clock: ALTCHA checks the expiry against it.
  */
-export function createProofOfWork(hmacKey: string, redis: Redis | undefined): ProofOfWork {
+export function createProofOfWork(hmacKey: string, database: Database): ProofOfWork {
   const secrets = {
     hmacSignatureSecret: hmacKey,
     // Deterministic mode: the server checks a signed key instead of redoing the work.
     hmacKeySignatureSecret: createHmac('sha256', hmacKey).update('altcha key').digest('hex'),
   };
-  const spentHere = new Map<string, number>();
+  let purgedAt = 0;
 
-  async function spend(signature: string, expiresAt: number): Promise<boolean> {
-    if (redis !== undefined) {
-      const seconds = Math.max(1, Math.ceil(expiresAt - Date.now() / 1000));
-      return (await redis.set(`altcha:${signature}`, '1', 'EX', seconds, 'NX')) === 'OK';
-    }
-    const nowSeconds = Date.now() / 1000;
-    for (const [spent, until] of spentHere) if (until < nowSeconds) spentHere.delete(spent);
-    if (spentHere.has(signature)) return false;
-    spentHere.set(signature, expiresAt);
-    return true;
-  }
+  // Out of reach, the database is a 503 as for the sign-up it guards, never a 500.
+  const spend = (signature: string, expiresAt: number) =>
+    guarded(database, async () => {
+      const now = Date.now();
+      // The expired ones are of no use: gone at most once a minute per instance.
+      if (now - purgedAt > 60_000) {
+        purgedAt = now;
+        await database.db
+          .deleteFrom('spent_challenges')
+          .where('expires_at', '<', new Date(now).toISOString())
+          .execute();
+      }
+      const result = await database.db
+        .insertInto('spent_challenges')
+        .values({ signature, expires_at: new Date(expiresAt * 1000).toISOString() })
+        .onConflict((oc) => oc.column('signature').doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    });
 
   return {
     challenge: () =>
@@ -76,11 +107,7 @@ export function createProofOfWork(hmacKey: string, redis: Redis | undefined): Pr
       if (decoded === undefined) return false;
       const result = await verifySolution({ ...decoded, deriveKey, ...secrets });
       const { signature, parameters } = decoded.challenge;
-      return (
-        result.verified &&
-        signature !== undefined &&
-        (await spend(signature, parameters.expiresAt ?? 0))
-      );
+      return result.verified && (await spend(signature, parameters.expiresAt ?? 0));
     },
   };
 }

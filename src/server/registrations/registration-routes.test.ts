@@ -385,6 +385,38 @@ describeOnBackends('on $name', (backend) => {
       expect(await rows()).toHaveLength(0);
     });
 
+    it('spends a solved challenge for every instance on the database, without Redis', async () => {
+      const first = await buildTestApp(backend, altchaEnv, { config: { redisUrl: undefined } });
+      const second = await buildTestApp(backend, altchaEnv, {
+        config: { redisUrl: undefined },
+        rewriteDatabaseUrl: () => first.databaseUrl,
+      });
+      const altcha = await solved(first.app);
+      expect((await signUp(first.app, altcha)).statusCode).toBe(201);
+      const again = await signUp(second.app, altcha);
+      expect(again.statusCode).toBe(400);
+      expect(again.json()).toEqual({ error: ar.errorChallenge });
+      expect(await first.rows()).toHaveLength(1);
+    });
+
+    it('refuses a malformed payload with the Arabic challenge error, never a 500', async () => {
+      const { app, rows } = await buildTestApp(backend, altchaEnv);
+      const malformed = [
+        { challenge: { signature: 'a' }, solution: { counter: 1 } },
+        { challenge: { signature: 'a', parameters: 5 }, solution: null },
+        { challenge: { signature: 'a', parameters: { expiresAt: 'soon' } }, solution: {} },
+        null,
+        [],
+      ];
+      for (const payload of malformed) {
+        const altcha = Buffer.from(JSON.stringify(payload)).toString('base64');
+        const response = await signUp(app, altcha);
+        expect(response.statusCode).toBe(400);
+        expect(response.json()).toEqual({ error: ar.errorChallenge });
+      }
+      expect(await rows()).toHaveLength(0);
+    });
+
     it('is off without the key: no challenge route, sign-ups stored as ever', async () => {
       const { app, rows } = await buildTestApp(backend);
       const page = await app.inject({ url: '/register/register-client' });

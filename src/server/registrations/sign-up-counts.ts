@@ -1,4 +1,5 @@
 import { sql, type Expression, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { foldCampaigns } from '../campaigns';
 import type { RegistrationsTable, Tables } from '../db/schema';
 
 /** What a count can be split by: the day a submission was made, its lead's link and campaign. */
@@ -88,8 +89,9 @@ export function storedCounts(db: Kysely<Tables>, { since, marketingId, ids, repe
 
 /**
  * The one count of a lead: stored sign-ups (storedCounts), plus the counts kept for deleted ones
- * (sign_up_totals). The report per link and per campaign and a marketer's numbers all count
- * with it, so that they agree, also after a retention purge.
+ * (sign_up_totals); a link's campaigns past the day's limit count as otherCampaign
+ * (campaigns.ts). The report per link and per campaign and a marketer's numbers all count with
+ * it, so that they agree, also after a retention purge.
  */
 export async function countSignUps<K extends CountKey>(
   db: Kysely<Tables>,
@@ -111,9 +113,22 @@ export async function countSignUps<K extends CountKey>(
     ])
     .groupBy([...countKeys])
     .execute();
+  // A link's campaigns of a day are bounded (campaigns.ts) wherever they are counted by.
+  const counted = rows.map((row) => ({
+    ...row,
+    // PostgreSQL's sum is a bigint or numeric, which pg gives as text.
+    leads: Number(row.leads),
+    repeats: Number(row.repeats),
+  }));
+  const bounded =
+    by.includes('utm_source' as K) || by.includes('utm_campaign' as K)
+      ? foldCampaigns(counted, (row) =>
+          JSON.stringify([row.day, row.marketing_id, row.package_key]),
+        )
+      : counted;
   // Grouped once in SQL by every key (one statement for every caller), then by the keys asked.
   const groups = new Map<string, SignUpCount<K>>();
-  for (const row of rows) {
+  for (const row of bounded) {
     const key = JSON.stringify(by.map((column) => row[column]));
     let group = groups.get(key);
     if (group === undefined) {
@@ -124,9 +139,8 @@ export async function countSignUps<K extends CountKey>(
       }
       groups.set(key, group);
     }
-    // PostgreSQL's sum is a bigint or numeric, which pg gives as text.
-    group.leads += Number(row.leads);
-    group.repeats += Number(row.repeats);
+    group.leads += row.leads;
+    group.repeats += row.repeats;
   }
   return [...groups.values()].filter((group) => group.leads > 0 || group.repeats > 0);
 }

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { packageKeyOf, packageKeyPattern, packageLabel } from '../../domain/packages';
+import { normalizeIP } from '@fastify/rate-limit';
+import { isPackageKey, packageKeyPattern } from '../../domain/packages';
 import { marketingIdPattern, type Utm } from '../../domain/registration';
 import type { Visit, VisitRepository } from './visit-repository';
 import type { VisitSalts } from './visit-salts';
@@ -25,8 +26,9 @@ export interface PageView {
 export interface VisitCounter {
   /**
    * Notes a page view in memory: serving a page never waits on the database. Returns whether
-   * it counts: not a link preview, ids of a sign-up's shape, not the same visitor's
-   * view of the same link noted since the last write.
+   * it was noted: not a link preview, ids of a sign-up's shape, not the same visitor's
+   * view of the same link noted since the last write. The limits per address and link
+   * (campaigns.ts) are applied when it is written.
    */
   record(view: PageView): boolean;
   /** Writes what was noted so far (plugins/visits.ts: every second, and on close). Never throws: it logs. */
@@ -70,11 +72,13 @@ export function createVisitCounter(
   let rolledUpBefore = '';
 
   function hash(visit: Pending, salt: string): Visit {
-    const visitorHash = createHmac('sha256', salt)
-      .update(`${visit.ip}\n${visit.userAgent}`)
-      .digest('base64url');
+    const hmac = (text: string) => createHmac('sha256', salt).update(text).digest('base64url');
+    const visitorHash = hmac(`${visit.ip}\n${visit.userAgent}`);
+    // One IPv6 site (a /48) is one address, as for the sign-ups' rate limit: it cannot rotate
+    // through its /64s to escape the limits per address.
+    const addressHash = hmac(`address\n${normalizeIP(visit.ip, 48)}`);
     const { day, marketingId, packageKey, utmSource, utmCampaign } = visit;
-    return { day, marketingId, packageKey, visitorHash, utmSource, utmCampaign };
+    return { day, marketingId, packageKey, visitorHash, addressHash, utmSource, utmCampaign };
   }
 
   // A chunk the database refuses is written a visit at a time, so that one bad row never
@@ -140,13 +144,16 @@ export function createVisitCounter(
       if (packageName !== undefined && !packageKeyPattern.test(packageName)) return false;
       const day = now().toISOString().slice(0, 10);
       const agent = userAgent.slice(0, maxUserAgentLength);
-      const key = JSON.stringify([day, marketingId, packageName, ip, agent]);
+      // A key the catalogue does not know counts under no package: anyone can make one up
+      // (call_me_now), and it would be a row of the marketer's numbers.
+      const packageKey =
+        packageName !== undefined && isPackageKey(packageName) ? packageName : null;
+      const key = JSON.stringify([day, marketingId, packageKey, ip, agent]);
       if (pending.has(key)) return false;
       pending.set(key, {
         day,
         marketingId: marketingId ?? null,
-        // As a registration stores it (through its notes), so that the report can join them.
-        packageKey: packageName === undefined ? null : packageKeyOf(packageLabel(packageName)),
+        packageKey,
         // The first view's campaign, as the database keeps it.
         utmSource: utm.utm_source ?? null,
         utmCampaign: utm.utm_campaign ?? null,

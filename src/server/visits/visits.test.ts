@@ -9,6 +9,9 @@ import {
   describeOnBackends,
   testRedisUrlWithPrefix,
 } from '../../../testing/server-test-helpers';
+import { buildPayload } from '../../domain/registration';
+import { otherCampaign } from '../campaigns';
+import { countSignUps } from '../registrations/sign-up-counts';
 import { createVisitCounter, linkPreviewAgents } from './visit-counter';
 import { createVisitRepository, type VisitRepository } from './visit-repository';
 import { createVisitSalts } from './visit-salts';
@@ -57,6 +60,16 @@ describe('linkPreviewAgents', () => {
     },
   );
 });
+
+/** The campaign report's visits, read through a connection of its own. */
+async function campaignTotals(databaseUrl: string) {
+  const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
+  try {
+    return await createVisitRepository(database).campaignTotals();
+  } finally {
+    await database.close();
+  }
+}
 
 describeOnBackends('on $name', (backend) => {
   /** The app on a clock the test moves, and the visits it has counted. */
@@ -153,6 +166,92 @@ describeOnBackends('on $name', (backend) => {
       await visit(url, phone, '198.51.100.2');
       expect(await totals()).toEqual([
         { marketingId: '7', packageKey: null, visits: 3, visitors: 3 },
+      ]);
+    });
+
+    it('counts at most 10 visitors from one address (IPv6: one /48) on a link, whatever browsers it claims', async () => {
+      const { visit, totals } = await start();
+      const url = '/register/register-client/premium_reco/42';
+      for (let i = 0; i < 300; i += 1) await visit(url, `${phone} build/${i}`);
+      for (let i = 0; i < 300; i += 1) {
+        await visit('/register/marketer/42', phone, `2001:db8:7:${i.toString(16)}::1`);
+      }
+      // Another address is counted as ever.
+      await visit(url, phone, '198.51.100.20');
+      expect(await totals()).toEqual(
+        expect.arrayContaining([
+          { marketingId: '42', packageKey: 'premium_reco', visits: 11, visitors: 11 },
+          { marketingId: '42', packageKey: null, visits: 10, visitors: 10 },
+        ]),
+      );
+    });
+
+    it('leaves at most 50 rows of the campaign report from 300 campaigns of one address', async () => {
+      const { visit, totals, databaseUrl } = await start();
+      for (let i = 0; i < 300; i += 1) {
+        const campaign = encodeURIComponent(`CALL 0500000000 TO CLAIM ${i}`);
+        await visit(
+          `/register/marketer/m${i}?utm_source=sms&utm_campaign=${campaign}`,
+          `${phone} ${i}`,
+        );
+      }
+      await totals();
+      const campaigns = await campaignTotals(databaseUrl);
+      expect(campaigns.length).toBeLessThanOrEqual(50);
+      // Its first ten campaigns by name, the rest as other; 100 visits a day from one address.
+      expect(campaigns).toHaveLength(11);
+      expect(campaigns).toContainEqual({
+        utmSource: otherCampaign,
+        utmCampaign: otherCampaign,
+        visits: 90,
+        visitors: 90,
+      });
+    });
+
+    it('names 20 campaigns a link and day, the rest as other, for visits and leads alike', async () => {
+      const { app, visit, totals, databaseUrl } = await start();
+      const url = '/register/marketer/42';
+      for (let i = 0; i < 30; i += 1) {
+        const utm = { utm_source: 'ads', utm_campaign: `c${String(i).padStart(2, '0')}` };
+        await visit(`${url}?${new URLSearchParams(utm)}`, phone, `198.51.100.${i}`);
+        const payload = buildPayload(
+          { name: 'سارة', email: '', phone: `9665000000${String(i).padStart(2, '0')}` },
+          { marketingId: '42' },
+          utm,
+        );
+        expect(
+          (await app.inject({ method: 'POST', url: '/api/external-register', payload })).statusCode,
+        ).toBe(201);
+      }
+      await totals();
+      const campaigns = await campaignTotals(databaseUrl);
+      expect(campaigns).toHaveLength(21);
+      expect(campaigns).toContainEqual({
+        utmSource: otherCampaign,
+        utmCampaign: otherCampaign,
+        visits: 10,
+        visitors: 10,
+      });
+      const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
+      try {
+        const leads = await countSignUps(database.db, ['utm_source', 'utm_campaign']);
+        expect(leads).toHaveLength(21);
+        expect(leads).toContainEqual({
+          utm_source: otherCampaign,
+          utm_campaign: otherCampaign,
+          leads: 10,
+          repeats: 0,
+        });
+      } finally {
+        await database.close();
+      }
+    });
+
+    it('counts a visit to a package key the catalogue does not know under no package', async () => {
+      const { visit, totals } = await start();
+      await visit('/register/register-client/call_me_now/42');
+      expect(await totals()).toEqual([
+        { marketingId: '42', packageKey: null, visits: 1, visitors: 1 },
       ]);
     });
 

@@ -184,14 +184,12 @@ export function createOutbox(database: Database): Outbox {
     ) => UpdateQueryBuilder<Tables, 'webhook_events', 'webhook_events', UpdateResult>,
   ): Promise<number> {
     const result = await chosen(
-      db
-        .updateTable('webhook_events')
-        .set({
-          status: 'pending',
-          attempts: 0,
-          next_attempt_at: now.toISOString(),
-          last_error: null,
-        }),
+      db.updateTable('webhook_events').set({
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: now.toISOString(),
+        last_error: null,
+      }),
     ).executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
