@@ -265,73 +265,6 @@ const envSchema = z.object({
     .transform((dir) => resolve(dir)),
 });
 
-export interface WebhookConfig {
-  url: string;
-  /** whsec_…, the new one first: each signs every delivery (Standard Webhooks). */
-  secrets: string[];
-  timeoutMs: number;
-  /** The wait after each failed attempt; after the last one the event is failed. */
-  retryDelaysMs: number[];
-}
-
-/** How the marketers' tokens are verified (marketer-stats/marketer-auth.ts). */
-export interface MarketerAuthConfig {
-  keys: { kind: 'jwks'; url: string } | { kind: 'secret'; secret: string };
-  issuer: string | undefined;
-  audience: string | undefined;
-  /** The localStorage key the link page reads the token from. */
-  storageKey: string;
-  /** Set: the token may come as this cookie instead of an Authorization header. */
-  cookie: string | undefined;
-  /** The longest a token may live, in ms (MARKETER_AUTH_MAX_AGE). */
-  maxAgeMs: number;
-}
-
-export interface Config {
-  port: number;
-  host: string;
-  database: DatabaseConfig;
-  /** Shares the rate-limit counters between instances; without it each counts in memory. */
-  redisUrl: string | undefined;
-  corsOrigins: string[];
-  trustProxy: TrustProxy;
-  rateLimitPerMinute: number;
-  logLevel: (typeof logLevels)[number];
-  siteUrl: string | undefined;
-  /** The provider the pages name; the logo is served from memory (plugins/pages.ts). */
-  brand: {
-    name: string;
-    logo: LogoFile | undefined;
-    licence: string | undefined;
-    privacyUrl: string | undefined;
-    /** Recorded with each submission beside privacyUrl (docs/personal-data.md). */
-    privacyVersion: string | undefined;
-  };
-  /**
-   * The origin link previews name (https://host[:port]); when unset, each page names the origin
-   * it was asked for (the protocol and Host, as forwarded when TRUST_PROXY allows).
-   */
-  publicUrl: string | undefined;
-  /** Event-loop lag (ms) past which sign-ups are shed; 0 is off. */
-  loadShedDelayMs: number;
-  /** Where `npm run build` puts the pages: web/ (client) and ssr/ (the render module). */
-  distDir: string;
-  /** The origin of VITE_API_BASE_URL when it names another site. */
-  apiOrigin: string | undefined;
-  hstsIncludeSubDomains: boolean;
-  /** Set: every sign-up carries a solved ALTCHA challenge (registrations/proof-of-work.ts). */
-  altchaHmacKey: string | undefined;
-  /** Set: each stored sign-up is queued in the same transaction and delivered to the URL. */
-  webhooks: WebhookConfig | undefined;
-  /** Set: GET /metrics on this port (0: any free one). */
-  metricsPort: number | undefined;
-  readyDrainMs: number;
-  /** Set: marketers see their own numbers (GET /api/marketer/stats and the link page). */
-  marketerAuth: MarketerAuthConfig | undefined;
-  /** Set: submissions older than this many days are deleted once a day (plugins/retention.ts). */
-  retentionDays: number | undefined;
-}
-
 // An absolute http(s) URL names another origin; a path or nothing is this site.
 function apiOriginOf(apiBaseUrl: string | undefined): string | undefined {
   return apiBaseUrl !== undefined && /^https?:\/\//.test(apiBaseUrl) && URL.canParse(apiBaseUrl)
@@ -359,88 +292,126 @@ export function loadDatabaseConfig(env: Record<string, string | undefined>): Dat
     .pick({ DATABASE_URL: true, DATABASE_POOL_SIZE: true })
     .safeParse(presentOnly(env));
   if (!result.success) throw invalid(result.error);
-  const { DATABASE_URL: database, DATABASE_POOL_SIZE: poolSize } = result.data;
+  return databaseOf(result.data);
+}
+
+function databaseOf({
+  DATABASE_URL: database,
+  DATABASE_POOL_SIZE: poolSize,
+}: Pick<z.infer<typeof envSchema>, 'DATABASE_URL' | 'DATABASE_POOL_SIZE'>): DatabaseConfig {
   return database.kind === 'postgres' ? { ...database, poolSize } : database;
 }
 
-/** Reads the server's settings once; throws one message naming every bad variable. */
-export function loadConfig(env: Record<string, string | undefined>): Config {
-  const result = envSchema
-    // Link previews would otherwise name whatever Host a request claims (docs/security.md).
-    .refine((env) => env.NODE_ENV !== 'production' || env.PUBLIC_URL !== undefined, {
-      path: ['PUBLIC_URL'],
-      message: 'is required when NODE_ENV=production',
-    })
-    .refine((env) => env.WEBHOOK_URL === undefined || env.WEBHOOK_SECRET !== undefined, {
-      path: ['WEBHOOK_SECRET'],
-      message: 'is required when WEBHOOK_URL is set',
-    })
-    // A version of no notice: the form shows none without PRIVACY_URL.
-    .refine((env) => env.PRIVACY_VERSION === undefined || env.PRIVACY_URL !== undefined, {
-      path: ['PRIVACY_VERSION'],
-      message: 'is set without PRIVACY_URL',
-    })
-    // One source of keys: with both, which one a token was checked against would be a guess.
-    .refine(
-      (env) => env.MARKETER_AUTH_JWKS_URL === undefined || env.MARKETER_AUTH_SECRET === undefined,
-      { path: ['MARKETER_AUTH_SECRET'], message: 'must not be set with MARKETER_AUTH_JWKS_URL' },
-    )
-    .safeParse(presentOnly(env));
-  if (!result.success) throw invalid(result.error);
-  const parsed = result.data;
-  return {
-    port: parsed.PORT,
-    host: parsed.HOST,
-    database: loadDatabaseConfig(env),
-    redisUrl: parsed.REDIS_URL,
-    corsOrigins: parsed.CORS_ORIGINS,
-    trustProxy: parsed.TRUST_PROXY,
-    rateLimitPerMinute: parsed.RATE_LIMIT_PER_MINUTE,
-    logLevel: parsed.LOG_LEVEL,
-    siteUrl: parsed.SITE_URL,
-    brand: {
-      name: parsed.BRAND_NAME,
-      logo: parsed.BRAND_LOGO,
-      licence: parsed.BRAND_LICENCE,
-      privacyUrl: parsed.PRIVACY_URL,
-      privacyVersion: parsed.PRIVACY_VERSION,
-    },
-    publicUrl: parsed.PUBLIC_URL,
-    loadShedDelayMs: parsed.LOAD_SHED_DELAY_MS,
-    distDir: parsed.DIST_DIR,
-    apiOrigin: apiOriginOf(parsed.VITE_API_BASE_URL),
-    hstsIncludeSubDomains: parsed.HSTS_INCLUDE_SUBDOMAINS === 'true',
-    altchaHmacKey: parsed.ALTCHA_HMAC_KEY,
-    metricsPort: parsed.METRICS_PORT,
-    readyDrainMs: parsed.READY_DRAIN_MS,
-    webhooks:
-      parsed.WEBHOOK_URL === undefined || parsed.WEBHOOK_SECRET === undefined
-        ? undefined
-        : {
-            url: parsed.WEBHOOK_URL,
-            secrets: parsed.WEBHOOK_SECRET,
-            timeoutMs: parsed.WEBHOOK_TIMEOUT_MS,
-            retryDelaysMs: parsed.WEBHOOK_RETRY_DELAYS,
-          },
-    retentionDays: parsed.RETENTION_DAYS,
-    marketerAuth: marketerAuthOf(parsed),
-  };
-}
+type Env = z.infer<typeof envSchema>;
 
-function marketerAuthOf(parsed: z.infer<typeof envSchema>): MarketerAuthConfig | undefined {
+function marketerAuthOf(env: Env) {
   const keys =
-    parsed.MARKETER_AUTH_JWKS_URL !== undefined
-      ? { kind: 'jwks' as const, url: parsed.MARKETER_AUTH_JWKS_URL }
-      : parsed.MARKETER_AUTH_SECRET !== undefined
-        ? { kind: 'secret' as const, secret: parsed.MARKETER_AUTH_SECRET }
+    env.MARKETER_AUTH_JWKS_URL !== undefined
+      ? { kind: 'jwks' as const, url: env.MARKETER_AUTH_JWKS_URL }
+      : env.MARKETER_AUTH_SECRET !== undefined
+        ? { kind: 'secret' as const, secret: env.MARKETER_AUTH_SECRET }
         : undefined;
   if (keys === undefined) return undefined;
   return {
     keys,
-    issuer: parsed.MARKETER_AUTH_ISSUER,
-    audience: parsed.MARKETER_AUTH_AUDIENCE,
-    storageKey: parsed.MARKETER_AUTH_STORAGE_KEY,
-    cookie: parsed.MARKETER_AUTH_COOKIE,
-    maxAgeMs: parsed.MARKETER_AUTH_MAX_AGE,
+    issuer: env.MARKETER_AUTH_ISSUER,
+    audience: env.MARKETER_AUTH_AUDIENCE,
+    /** The localStorage key the link page reads the token from. */
+    storageKey: env.MARKETER_AUTH_STORAGE_KEY,
+    /** Set: the token may come as this cookie instead of an Authorization header. */
+    cookie: env.MARKETER_AUTH_COOKIE,
+    /** The longest a token may live, in ms (MARKETER_AUTH_MAX_AGE). */
+    maxAgeMs: env.MARKETER_AUTH_MAX_AGE,
   };
+}
+
+/**
+ * The server's settings: the variables, checked together, then shaped as the code reads them.
+ * `Config` is this schema's output, so that a setting is declared once.
+ */
+const configSchema = envSchema
+  // Link previews would otherwise name whatever Host a request claims (docs/security.md).
+  .refine((env) => env.NODE_ENV !== 'production' || env.PUBLIC_URL !== undefined, {
+    path: ['PUBLIC_URL'],
+    message: 'is required when NODE_ENV=production',
+  })
+  .refine((env) => env.WEBHOOK_URL === undefined || env.WEBHOOK_SECRET !== undefined, {
+    path: ['WEBHOOK_SECRET'],
+    message: 'is required when WEBHOOK_URL is set',
+  })
+  // A version of no notice: the form shows none without PRIVACY_URL.
+  .refine((env) => env.PRIVACY_VERSION === undefined || env.PRIVACY_URL !== undefined, {
+    path: ['PRIVACY_VERSION'],
+    message: 'is set without PRIVACY_URL',
+  })
+  // One source of keys: with both, which one a token was checked against would be a guess.
+  .refine(
+    (env) => env.MARKETER_AUTH_JWKS_URL === undefined || env.MARKETER_AUTH_SECRET === undefined,
+    { path: ['MARKETER_AUTH_SECRET'], message: 'must not be set with MARKETER_AUTH_JWKS_URL' },
+  )
+  .transform((env) => ({
+    port: env.PORT,
+    host: env.HOST,
+    database: databaseOf(env),
+    /** Shares the rate-limit counters between instances; without it each counts in memory. */
+    redisUrl: env.REDIS_URL,
+    corsOrigins: env.CORS_ORIGINS,
+    trustProxy: env.TRUST_PROXY,
+    rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    logLevel: env.LOG_LEVEL,
+    siteUrl: env.SITE_URL,
+    /** The provider the pages name; the logo is served from memory (plugins/pages.ts). */
+    brand: {
+      name: env.BRAND_NAME,
+      logo: env.BRAND_LOGO,
+      licence: env.BRAND_LICENCE,
+      privacyUrl: env.PRIVACY_URL,
+      /** Recorded with each submission beside privacyUrl (docs/personal-data.md). */
+      privacyVersion: env.PRIVACY_VERSION,
+    },
+    /**
+     * The origin link previews name (https://host[:port]); when unset, each page names the
+     * origin it was asked for (the protocol and Host, as forwarded when TRUST_PROXY allows).
+     */
+    publicUrl: env.PUBLIC_URL,
+    /** Event-loop lag (ms) past which sign-ups are shed; 0 is off. */
+    loadShedDelayMs: env.LOAD_SHED_DELAY_MS,
+    /** Where `npm run build` puts the pages: web/ (client) and ssr/ (the render module). */
+    distDir: env.DIST_DIR,
+    /** The origin of VITE_API_BASE_URL when it names another site. */
+    apiOrigin: apiOriginOf(env.VITE_API_BASE_URL),
+    hstsIncludeSubDomains: env.HSTS_INCLUDE_SUBDOMAINS === 'true',
+    /** Set: every sign-up carries a solved ALTCHA challenge (registrations/proof-of-work.ts). */
+    altchaHmacKey: env.ALTCHA_HMAC_KEY,
+    /** Set: GET /metrics on this port (0: any free one). */
+    metricsPort: env.METRICS_PORT,
+    readyDrainMs: env.READY_DRAIN_MS,
+    /** Set: each stored sign-up is queued in the same transaction and delivered to the URL. */
+    webhooks:
+      env.WEBHOOK_URL === undefined || env.WEBHOOK_SECRET === undefined
+        ? undefined
+        : {
+            url: env.WEBHOOK_URL,
+            /** whsec_…, the new one first: each signs every delivery (Standard Webhooks). */
+            secrets: env.WEBHOOK_SECRET,
+            timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+            /** The wait after each failed attempt; after the last one the event is failed. */
+            retryDelaysMs: env.WEBHOOK_RETRY_DELAYS,
+          },
+    /** Set: submissions older than this many days are deleted once a day (plugins/retention.ts). */
+    retentionDays: env.RETENTION_DAYS,
+    /** Set: marketers see their own numbers (GET /api/marketer/stats and the link page). */
+    marketerAuth: marketerAuthOf(env),
+  }));
+
+export type Config = z.output<typeof configSchema>;
+export type WebhookConfig = NonNullable<Config['webhooks']>;
+/** How the marketers' tokens are verified (marketer-stats/marketer-auth.ts). */
+export type MarketerAuthConfig = NonNullable<Config['marketerAuth']>;
+
+/** Reads the server's settings once; throws one message naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const result = configSchema.safeParse(presentOnly(env));
+  if (!result.success) throw invalid(result.error);
+  return result.data;
 }
