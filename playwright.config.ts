@@ -1,12 +1,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { serverNodeArgs } from './scripts/build-server';
 import { chromiumArgs, freePort, requireChromium } from './scripts/local-machine';
 import { e2eMarketerAuthSecret } from './testing/marketer-auth';
 import { sampleBrandEnv } from './testing/sample-brand';
-import { buildCommand } from './testing/server-process';
+import { buildCommand, testBuildDir } from './testing/server-process';
 
 // Debian's chromium, never a downloaded browser: this machine reaches no browser CDN.
 const executablePath = requireChromium();
@@ -17,7 +17,7 @@ process.env.E2E_DATABASE_PATH ??= join(mkdtempSync(join(tmpdir(), 'tasjeel-e2e-'
 const baseURL = `http://127.0.0.1:${process.env.E2E_PORT}`;
 
 // The e2e run's own build (see buildCommand).
-const distDir = resolve(import.meta.dirname, 'node_modules/.cache/tasjeel-e2e/dist');
+const distDir = testBuildDir;
 // The tests read the rows back with this build's export (e2e/support.ts).
 process.env.E2E_DIST_DIR = distDir;
 

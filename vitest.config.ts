@@ -1,5 +1,7 @@
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+const builtServerTests = 'src/server/security-http.test.ts';
 
 export default defineConfig({
   plugins: [react()],
@@ -16,7 +18,16 @@ export default defineConfig({
           setupFiles: ['src/web/test-setup.ts'],
         },
       },
-      { extends: true, test: { name: 'server', include: ['src/server/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'server',
+          include: ['src/server/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, builtServerTests],
+        },
+      },
+      // The built server, over HTTP: after the browser tests, whose build it uses (npm test).
+      { extends: true, test: { name: 'built', include: [builtServerTests] } },
       { extends: true, test: { name: 'scripts', include: ['scripts/**/*.test.ts'] } },
     ],
   },

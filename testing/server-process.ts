@@ -16,6 +16,12 @@ export { freePort };
  * run (it empties dist/) would leave its pages pointing at assets that are gone. `distDir`
  * must be inside the repository, so that the server renderer's imports of react resolve.
  */
+/**
+ * The browser tests' own build (playwright.config.ts builds it at the start of each run); the
+ * tests of the built server that come after them in `npm test` reuse it.
+ */
+export const testBuildDir = `${repoRoot}node_modules/.cache/tasjeel-e2e/dist`;
+
 export function buildCommand(distDir: string): string {
   return [
     `vite build --outDir ${distDir}/web`,
