@@ -112,8 +112,24 @@ export function createOutbox(database: Database): Outbox {
   // The attempts that end together are recorded in one transaction, as the sign-ups are: one
   // commit, not one each.
   const settleTogether = groupCommit(async (batch: SettleItem[]) => {
+    // Attempts that ended alike are one update: the deliveries of a poll, most of all, whose
+    // times differ by milliseconds and are recorded as the latest of them.
+    const alike = new Map<string, { settled: Settled; ids: string[] }>();
+    for (const [id, settled] of batch) {
+      const { status, attempts, lastError, nextAttemptAt } = settled;
+      const key = JSON.stringify([
+        status,
+        attempts,
+        lastError,
+        status === 'delivered' ? 0 : nextAttemptAt,
+      ]);
+      const group = alike.get(key) ?? { settled, ids: [] };
+      if (settled.nextAttemptAt > group.settled.nextAttemptAt) group.settled = settled;
+      group.ids.push(id);
+      alike.set(key, group);
+    }
     await writeTransaction(database, [], async (trx) => {
-      for (const [id, settled] of batch) {
+      for (const { settled, ids } of alike.values()) {
         await trx
           .updateTable('webhook_events')
           .set({
@@ -124,7 +140,7 @@ export function createOutbox(database: Database): Outbox {
             last_error: settled.lastError,
             locked_until: null,
           })
-          .where('id', '=', id)
+          .where('id', 'in', ids)
           .execute();
       }
     });
