@@ -134,7 +134,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     hstsIncludeSubDomains: config.hstsIncludeSubDomains,
   });
   app.addHook('onRequest', refuseHostless);
-  await app.register(loadSheddingPlugin, { maxEventLoopDelay });
+  await app.register(loadSheddingPlugin, {
+    maxEventLoopDelay,
+    commitWaitingMs: services.registrations.waitingMs,
+  });
   await app.register(rateLimitPlugin, { redis });
   const signUpOptions = {
     repository: services.registrations,

@@ -6,6 +6,8 @@ import { retryAfterSeconds } from '../server-limits';
 export interface LoadSheddingOptions {
   /** Event-loop lag (ms) past which API requests are answered 503 at once; 0 is off. */
   maxEventLoopDelay: number;
+  /** How long the oldest sign-up waiting for its commit has waited (the repository's). */
+  commitWaitingMs: () => number;
 }
 
 /**
@@ -14,9 +16,15 @@ export interface LoadSheddingOptions {
  * out. Lag measures that queue; utilisation does not (why: docs/reliability.md).
  */
 export const loadSheddingPlugin = fp<LoadSheddingOptions>(
-  async (app, { maxEventLoopDelay }) => {
+  async (app, { maxEventLoopDelay, commitWaitingMs }) => {
     await app.register(underPressure, {
       maxEventLoopDelay,
+      // The sign-ups waiting for a commit are a queue too, one the event loop does not see
+      // while it waits on the database: past the same limit, new ones are shed as well.
+      ...(maxEventLoopDelay > 0 && {
+        healthCheck: async () => commitWaitingMs() <= maxEventLoopDelay,
+        healthCheckInterval: 100,
+      }),
       // Shedding starts and stops within half a second, and the slow first requests of a cold
       // start do not weigh enough in the mean to shed anything.
       sampleInterval: 500,

@@ -13,9 +13,11 @@ export function groupCommit<Item, Result>(
   maxInFlight: number,
   /** Hears of each batch written: its size and how long it took (the metrics). */
   observe?: (size: number, seconds: number) => void,
-): (item: Item) => Promise<Result> {
+): ((item: Item) => Promise<Result>) & { waitingMs(): number } {
   type Waiting = {
     item: Item;
+    /** performance.now() when it arrived. */
+    at: number;
     resolve: (result: Result) => void;
     reject: (error: unknown) => void;
   };
@@ -52,9 +54,12 @@ export function groupCommit<Item, Result>(
     }
   }
 
-  return (item) =>
-    new Promise((resolve, reject) => {
-      pending.push({ item, resolve, reject });
+  const add = (item: Item) =>
+    new Promise<Result>((resolve, reject) => {
+      pending.push({ item, at: performance.now(), resolve, reject });
       schedule();
     });
+  // How long the oldest item not yet in a batch has waited: the queue a new one would join.
+  const waitingMs = () => (pending[0] === undefined ? 0 : performance.now() - pending[0].at);
+  return Object.assign(add, { waitingMs });
 }

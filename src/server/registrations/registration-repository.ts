@@ -63,6 +63,8 @@ export interface RegistrationRepository {
   list(options?: { since?: Date }): Promise<StoredRegistration[]>;
   /** Throws when the database does not answer. */
   ping(): Promise<void>;
+  /** How long the oldest sign-up waiting for its commit has waited, in ms (load shedding). */
+  waitingMs(): number;
 }
 
 export interface RepositoryOptions {
@@ -268,6 +270,7 @@ export function createRegistrationRepository(
           .execute();
         return rows.map(toStored);
       }),
+    waitingMs: register.waitingMs,
     ping: () =>
       guard(async () => {
         await db.selectNoFrom((eb) => eb.lit(1).as('one')).execute();
