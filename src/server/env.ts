@@ -97,6 +97,17 @@ const webhookSecret = z.string().refine(
   { message: 'expected whsec_ followed by 24 to 64 bytes in base64' },
 );
 
+// The CRM's key for POST /api/leads/:id/status: long enough that guessing is hopeless; two,
+// separated by a comma, while the CRM moves from the old one to the new (rotation).
+const leadsApiKeys = z
+  .string()
+  .transform((value) => value.split(',').map((key) => key.trim()))
+  .pipe(
+    z
+      .array(z.string().min(32, 'each key must be at least 32 characters'))
+      .max(2, 'at most two keys, separated by a comma (the old and the new)'),
+  );
+
 const durationUnits = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
 const retryDelays = z.string().transform((value, ctx) => {
   const delays = value.split(',').map((part) => {
@@ -192,6 +203,10 @@ const envSchema = z.object({
     .string()
     .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'expected a cookie name')
     .optional(),
+  // The claim of a team leader's token that lists their members' marketer ids (an array).
+  MARKETER_AUTH_TEAM_CLAIM: z.string().min(1).max(100).default('team'),
+  // Set: the provider's CRM tells what became of each lead (POST /api/leads/:id/status).
+  LEADS_API_KEY: leadsApiKeys.optional(),
   NODE_ENV: z.string().optional(),
   // Where `npm run build` put the pages; tests and benchmarks point it at a fixture build.
   DIST_DIR: z
@@ -218,6 +233,8 @@ export interface MarketerAuthConfig {
   storageKey: string;
   /** Set: the token may come as this cookie instead of an Authorization header. */
   cookie: string | undefined;
+  /** The claim of a team leader's token that lists their members (an array of marketer ids). */
+  teamClaim: string;
 }
 
 export interface Config {
@@ -261,6 +278,8 @@ export interface Config {
   marketerAuth: MarketerAuthConfig | undefined;
   /** Set: submissions older than this many days are deleted once a day (plugins/retention.ts). */
   retentionDays: number | undefined;
+  /** Set: POST /api/leads/:id/status takes any of these keys (plugins/leads.ts). */
+  leadsApiKeys: string[] | undefined;
 }
 
 // An absolute http(s) URL names another origin; a path or nothing is this site.
@@ -292,6 +311,16 @@ export function loadDatabaseConfig(env: Record<string, string | undefined>): Dat
   if (!result.success) throw invalid(result.error);
   const { DATABASE_URL: database, DATABASE_POOL_SIZE: poolSize } = result.data;
   return database.kind === 'postgres' ? { ...database, poolSize } : database;
+}
+
+/**
+ * Whether WEBHOOK_URL is set: `npm run lead` then queues each change's event for the server to
+ * deliver, as the server does. Nothing else of the server's settings is read.
+ */
+export function loadWebhooksOn(env: Record<string, string | undefined>): boolean {
+  const result = envSchema.pick({ WEBHOOK_URL: true }).safeParse(presentOnly(env));
+  if (!result.success) throw invalid(result.error);
+  return result.data.WEBHOOK_URL !== undefined;
 }
 
 /** Reads the server's settings once; throws one message naming every bad variable. */
@@ -349,6 +378,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
           },
     retentionDays: parsed.RETENTION_DAYS,
     marketerAuth: marketerAuthOf(parsed),
+    leadsApiKeys: parsed.LEADS_API_KEY,
   };
 }
 
@@ -366,5 +396,6 @@ function marketerAuthOf(parsed: z.infer<typeof envSchema>): MarketerAuthConfig |
     audience: parsed.MARKETER_AUTH_AUDIENCE,
     storageKey: parsed.MARKETER_AUTH_STORAGE_KEY,
     cookie: parsed.MARKETER_AUTH_COOKIE,
+    teamClaim: parsed.MARKETER_AUTH_TEAM_CLAIM,
   };
 }

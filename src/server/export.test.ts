@@ -31,6 +31,8 @@ const sara: StoredRegistration = {
   source: 'marketer_link',
   repeatOf: null,
   utm: { utm_source: 'snapchat', utm_campaign: 'ramadan' },
+  status: 'client',
+  statusChangedAt: '2025-03-04T10:00:00.000Z',
 };
 const tricky: StoredRegistration = {
   ...sara,
@@ -42,6 +44,9 @@ const tricky: StoredRegistration = {
   packageKey: null,
   source: null,
   repeatOf: sara.id,
+  // A repeat's status is its lead's.
+  status: null,
+  statusChangedAt: null,
   utm: {},
 };
 
@@ -51,7 +56,7 @@ describe('formatRegistrations', () => {
     expect(csv.startsWith('\uFEFF')).toBe(true);
     expect(csv.slice(1).split('\r\n')).toEqual([
       exportFields.join(','),
-      `${sara.id},${sara.createdAt},${sara.name},,${sara.phone},${sara.notes},42,premium_reco,marketer_link,,snapchat,,ramadan,,`,
+      `${sara.id},${sara.createdAt},${sara.name},,${sara.phone},${sara.notes},42,premium_reco,marketer_link,,snapchat,,ramadan,,,client,2025-03-04T10:00:00.000Z`,
       '',
     ]);
   });
@@ -60,7 +65,7 @@ describe('formatRegistrations', () => {
     const row = formatRegistrations([tricky], 'csv').split('\r\n')[1];
     expect(row).toBe(
       `${tricky.id},${tricky.createdAt},"'=HYPERLINK(""http://evil.example"",""نعم, لا"")",` +
-        `a@example.com,966512345678,"line one\nline two",,,,${sara.id},,,,,`,
+        `a@example.com,966512345678,"line one\nline two",,,,${sara.id},,,,,,,`,
     );
   });
 
@@ -95,8 +100,14 @@ describe('formatRegistrations', () => {
       utm_campaign: 'ramadan',
       utm_term: null,
       utm_content: null,
+      status: 'client',
+      status_changed_at: '2025-03-04T10:00:00.000Z',
     });
-    expect(JSON.parse(lines[1] ?? '')).toMatchObject({ repeat_of: sara.id });
+    expect(JSON.parse(lines[1] ?? '')).toMatchObject({
+      repeat_of: sara.id,
+      status: null,
+      status_changed_at: null,
+    });
     expect(Object.keys(JSON.parse(lines[1] ?? ''))).toEqual([...exportFields]);
   });
 
@@ -205,11 +216,12 @@ describeOnBackends('on $name', (backend) => {
       const lines = csv.slice(1).split('\r\n');
       expect(
         lines[0]?.endsWith(
-          ',source,repeat_of,utm_source,utm_medium,utm_campaign,utm_term,utm_content',
+          ',source,repeat_of,utm_source,utm_medium,utm_campaign,utm_term,utm_content,status,status_changed_at',
         ),
       ).toBe(true);
-      expect(lines[1]).toMatch(new RegExp(`^${id},.*,سارة,.*,,,,,,$`));
-      expect(lines[2]).toMatch(new RegExp(`,سارة أحمد,.*,${id},,,,,$`));
+      // A lead is new until its status changes; a repeat's status is its lead's, so empty.
+      expect(lines[1]).toMatch(new RegExp(`^${id},.*,سارة,.*,,,,,,,new,$`));
+      expect(lines[2]).toMatch(new RegExp(`,سارة أحمد,.*,${id},,,,,,,$`));
     });
 
     it('never migrates: refuses a database whose schema is behind, and leaves it so', async () => {
@@ -272,7 +284,7 @@ describeOnBackends('on $name', (backend) => {
       );
       expect(csv.stdout.startsWith(`\uFEFF${exportFields.join(',')}\r\n`)).toBe(true);
       expect(csv.stdout).toContain(`,${values.name},,${values.phone},`);
-      expect(csv.stdout).toContain(',snapchat,,رمضان,,\r\n');
+      expect(csv.stdout).toContain(',snapchat,,رمضان,,,new,\r\n');
 
       const bad = await run(tsx, ['src/server/export.ts', '--format', 'pdf'], { env }).catch(
         (error: { code: number; stderr: string }) => error,

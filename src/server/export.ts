@@ -33,6 +33,8 @@ function toRecord(row: StoredRegistration): Record<(typeof exportFields)[number]
     utm_campaign: row.utm.utm_campaign ?? null,
     utm_term: row.utm.utm_term ?? null,
     utm_content: row.utm.utm_content ?? null,
+    status: row.status,
+    status_changed_at: row.statusChangedAt,
   };
 }
 

@@ -10,14 +10,21 @@ const path = '/register/my-registration-link';
 const stats: MarketerStats = {
   marketing_id: '42',
   days: 30,
-  totals: { visits: 1250, unique_visitors: 1200, sign_ups: 30, conversion_percent: 2.5 },
+  totals: {
+    visits: 1250,
+    unique_visitors: 1200,
+    sign_ups: 30,
+    clients: 6,
+    conversion_percent: 2.5,
+    client_percent: 20,
+  },
   by_package: [
-    { package_key: null, visits: 1000, unique_visitors: 960, sign_ups: 20 },
-    { package_key: 'premium_reco', visits: 250, unique_visitors: 240, sign_ups: 10 },
+    { package_key: null, visits: 1000, unique_visitors: 960, sign_ups: 20, clients: 2 },
+    { package_key: 'premium_reco', visits: 250, unique_visitors: 240, sign_ups: 10, clients: 4 },
   ],
   by_day: [
-    { date: '2026-11-22', visits: 1000, sign_ups: 10 },
-    { date: '2026-11-23', visits: 250, sign_ups: 20 },
+    { date: '2026-11-22', visits: 1000, sign_ups: 10, clients: 4 },
+    { date: '2026-11-23', visits: 250, sign_ups: 20, clients: 2 },
   ],
 };
 
@@ -105,7 +112,14 @@ describe('the numbers on the link page', () => {
     expect(section()).toHaveAttribute('aria-busy', 'true');
     const empty = {
       ...stats,
-      totals: { visits: 0, unique_visitors: 0, sign_ups: 0, conversion_percent: null },
+      totals: {
+        visits: 0,
+        unique_visitors: 0,
+        sign_ups: 0,
+        clients: 0,
+        conversion_percent: null,
+        client_percent: null,
+      },
       by_package: [],
     };
     answer(Response.json(empty));

@@ -12,6 +12,7 @@ import * as signUpTotals from './migrations/2026-11-23T1900-sign-up-totals';
 import * as dropRegisterFunctions from './migrations/2026-11-25T0900-drop-register-functions';
 import * as signUpTotalsCampaign from './migrations/2026-11-25T0910-sign-up-totals-campaign';
 import * as webhookEventSubjects from './migrations/2026-11-25T0920-webhook-event-subjects';
+import * as leadStatuses from './migrations/2026-11-25T1100-lead-statuses';
 
 // Listed by hand rather than read from the folder, so the lists work the same under tsx,
 // vitest and any bundler. Names sort by their timestamp; append new ones at the end of each.
@@ -28,6 +29,7 @@ const sqliteMigrations: Record<string, Migration> = {
   '2026-11-23T1900-sign-up-totals': signUpTotals,
   '2026-11-25T0910-sign-up-totals-campaign': signUpTotalsCampaign,
   '2026-11-25T0920-webhook-event-subjects': webhookEventSubjects,
+  '2026-11-25T1100-lead-statuses': leadStatuses,
 };
 const postgresMigrations: Record<string, Migration> = {
   '2025-11-21T2130-create-registrations': createRegistrations,
@@ -42,6 +44,7 @@ const postgresMigrations: Record<string, Migration> = {
   '2026-11-25T0900-drop-register-functions': dropRegisterFunctions,
   '2026-11-25T0910-sign-up-totals-campaign': signUpTotalsCampaign,
   '2026-11-25T0920-webhook-event-subjects': webhookEventSubjects,
+  '2026-11-25T1100-lead-statuses': leadStatuses,
 };
 
 // Kysely looks for its own tables in every schema unless told which one; naming the current

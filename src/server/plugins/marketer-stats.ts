@@ -14,6 +14,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The marketer the request's token names, once verified. */
     marketingId?: string;
+    /** A team leader's members, as their token lists them; never set for a plain marketer. */
+    team?: string[];
   }
 }
 
@@ -35,8 +37,9 @@ const query = z.object({
 });
 
 /**
- * GET /api/marketer/stats: a marketer's own numbers, for the subject of the platform's token
- * (docs/marketer-kit.md); no parameter can name another marketer. Registered under /api only
+ * GET /api/marketer/stats: a marketer's own numbers, for the subject of the platform's token,
+ * and a team leader's team's, for the members the token lists (docs/marketer-kit.md); no
+ * parameter can name another marketer. Registered under /api only
  * when MARKETER_AUTH_* is set, so that without it the path is a 404 like any other.
  */
 export const marketerStatsPlugin: FastifyPluginAsyncZod<MarketerStatsOptions> = async (
@@ -70,6 +73,7 @@ export const marketerStatsPlugin: FastifyPluginAsyncZod<MarketerStatsOptions> = 
       return reply.code(403).send({ error: ar.errorNotAuthorized });
     }
     request.marketingId = check.marketingId;
+    request.team = check.team;
   });
 
   app.get(
@@ -86,15 +90,20 @@ export const marketerStatsPlugin: FastifyPluginAsyncZod<MarketerStatsOptions> = 
       },
     },
     async (request) => {
-      const marketingId = request.marketingId!;
+      const { marketingId, team } = request as { marketingId: string; team?: string[] };
       const { days } = request.query;
       const today = now();
       const since = firstDay(days, today);
+      // The leader and the members in one read each.
+      const marketingIds = [...new Set([marketingId, ...(team ?? [])])];
       const [visited, leads] = await Promise.all([
-        visits.marketerDays(marketingId, since),
-        countSignUps(database.db, ['day', 'package_key'], { since, marketingId }),
+        visits.marketerDays(marketingIds, since),
+        countSignUps(database.db, ['marketing_id', 'day', 'package_key'], {
+          since,
+          marketingIds,
+        }),
       ]);
-      return buildMarketerStats(marketingId, days, today, visited, leads);
+      return buildMarketerStats(marketingId, days, today, visited, leads, team);
     },
   );
 };

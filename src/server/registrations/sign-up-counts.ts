@@ -1,4 +1,5 @@
 import { sql, type Expression, type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { LeadStatus } from '../../domain/lead-status';
 import type { RegistrationsTable, Tables } from '../db/schema';
 
 /** What a count can be split by: the day a submission was made, its lead's link and campaign. */
@@ -11,20 +12,38 @@ export const countKeys = [
   'utm_campaign',
 ] as const;
 
+/**
+ * What is counted: leads (first rows), repeats, and of the leads those whose status is now each
+ * outcome (a lead counts on the day it signed up, whenever its status changed).
+ */
+export const countColumns = [
+  'leads',
+  'repeats',
+  'contacted',
+  'qualified',
+  'clients',
+  'lost',
+] as const;
+export type Counted = Record<(typeof countColumns)[number], number>;
+const outcomes = {
+  contacted: 'contacted',
+  qualified: 'qualified',
+  clients: 'client',
+  lost: 'lost',
+} as const satisfies Partial<Record<keyof Counted, LeadStatus>>;
+const outcomeColumns = Object.keys(outcomes) as (keyof typeof outcomes)[];
+
 export interface CountFilter {
   /** From this time on (ISO); a deleted submission counts from its day on. */
   since?: string;
-  /** Only the leads credited to this marketer (a repeat counts for its lead's marketer). */
-  marketingId?: string;
+  /** Only the leads credited to these marketers (a repeat counts for its lead's marketer). */
+  marketingIds?: readonly string[];
   /** Count repeats too; without it they are left out (they cost a join). */
   repeats?: boolean;
 }
 
-/** One group's leads (first rows) and repeats; a key's null means none (no marketer, …). */
-export type SignUpCount<K extends CountKey> = { [Key in K]: string | null } & {
-  leads: number;
-  repeats: number;
-};
+/** One group's counts; a key's null means none (no marketer, …). */
+export type SignUpCount<K extends CountKey> = { [Key in K]: string | null } & Counted;
 
 const day = (createdAt: Expression<string>) => sql<string>`substr(${createdAt}, 1, 10)`;
 // The lead's link and campaign, '' for none: what a count is kept by, with the day. Both
@@ -42,30 +61,37 @@ const leadKeys = () => leadColumns.map((column) => leadKey(column).as(column));
 /** Which stored sign-ups a count reads. */
 interface Stored {
   since: string;
-  marketingId?: string;
+  marketingIds?: readonly string[];
   /** Only these (a deletion's, counted before they go). */
   ids?: SelectQueryBuilder<Tables, 'registrations', { id: string }>;
   repeats: boolean;
 }
 
+// Of the leads of a group, those whose status is now `status`.
+const withStatus = (status: LeadStatus) =>
+  sql<number>`sum(case when ${sql.ref('lead.status')} = ${sql.lit(status)} then 1 else 0 end)`;
+const none = () => outcomeColumns.map((column) => sql<number>`0`.as(column));
+
 /**
  * Stored sign-ups by the day each was made and its lead's link and campaign: leads (first rows)
- * and repeats. What countSignUps adds to the kept counts, and what a deletion keeps
- * (registrations/personal-data.ts), so that a lead is counted one way before and after.
+ * with their outcomes, and repeats. What countSignUps adds to the kept counts, and what a
+ * deletion keeps (registrations/personal-data.ts), so that a lead is counted one way before and
+ * after. The columns are countKeys then countColumns, in their order (the unions need it).
  */
-export function storedCounts(db: Kysely<Tables>, { since, marketingId, ids, repeats }: Stored) {
+export function storedCounts(db: Kysely<Tables>, { since, marketingIds, ids, repeats }: Stored) {
   // A lead is its own lead: read alone, through the marketer's covering index.
   const leads = db
     .selectFrom('registrations as lead')
     .where('lead.repeat_of', 'is', null)
     .where('lead.created_at', '>=', since)
-    .$if(marketingId !== undefined, (q) => q.where('lead.marketing_id', '=', marketingId!))
+    .$if(marketingIds !== undefined, (q) => q.where('lead.marketing_id', 'in', marketingIds!))
     .$if(ids !== undefined, (q) => q.where('lead.id', 'in', ids!))
     .select((eb) => [
       day(eb.ref('lead.created_at')).as('day'),
       ...leadKeys(),
       eb.fn.countAll<number>().as('leads'),
       sql<number>`0`.as('repeats'),
+      ...outcomeColumns.map((column) => withStatus(outcomes[column]).as(column)),
     ])
     .groupBy((eb) => [day(eb.ref('lead.created_at')), ...leadColumns.map(leadKey)]);
   if (!repeats) return leads;
@@ -74,13 +100,14 @@ export function storedCounts(db: Kysely<Tables>, { since, marketingId, ids, repe
       .selectFrom('registrations as r')
       .innerJoin('registrations as lead', 'lead.id', 'r.repeat_of')
       .where('r.created_at', '>=', since)
-      .$if(marketingId !== undefined, (q) => q.where('lead.marketing_id', '=', marketingId!))
+      .$if(marketingIds !== undefined, (q) => q.where('lead.marketing_id', 'in', marketingIds!))
       .$if(ids !== undefined, (q) => q.where('r.id', 'in', ids!))
       .select((eb) => [
         day(eb.ref('r.created_at')).as('day'),
         ...leadKeys(),
         sql<number>`0`.as('leads'),
         eb.fn.countAll<number>().as('repeats'),
+        ...none(),
       ])
       .groupBy((eb) => [day(eb.ref('r.created_at')), ...leadColumns.map(leadKey)]),
   );
@@ -94,20 +121,20 @@ export function storedCounts(db: Kysely<Tables>, { since, marketingId, ids, repe
 export async function countSignUps<K extends CountKey>(
   db: Kysely<Tables>,
   by: readonly K[],
-  { since = '', marketingId, repeats = false }: CountFilter = {},
+  { since = '', marketingIds, repeats = false }: CountFilter = {},
 ): Promise<SignUpCount<K>[]> {
+  if (marketingIds?.length === 0) return [];
   const deleted = db
     .selectFrom('sign_up_totals')
     .where('day', '>=', since.slice(0, 10))
-    .$if(marketingId !== undefined, (q) => q.where('marketing_id', '=', marketingId!))
-    .select([...countKeys, 'leads', 'repeats']);
-  const all = storedCounts(db, { since, marketingId, repeats }).unionAll(deleted);
+    .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!))
+    .select([...countKeys, ...countColumns]);
+  const all = storedCounts(db, { since, marketingIds, repeats }).unionAll(deleted);
   const rows = await db
     .selectFrom(all.as('counted'))
     .select((eb) => [
       ...countKeys,
-      eb.fn.sum<number | string>('leads').as('leads'),
-      eb.fn.sum<number | string>('repeats').as('repeats'),
+      ...countColumns.map((column) => eb.fn.sum<number | string>(column).as(column)),
     ])
     .groupBy([...countKeys])
     .execute();
@@ -117,7 +144,7 @@ export async function countSignUps<K extends CountKey>(
     const key = JSON.stringify(by.map((column) => row[column]));
     let group = groups.get(key);
     if (group === undefined) {
-      group = { leads: 0, repeats: 0 } as SignUpCount<K>;
+      group = Object.fromEntries(countColumns.map((column) => [column, 0])) as SignUpCount<K>;
       for (const column of by) {
         (group as unknown as Record<CountKey, string | null>)[column] =
           row[column] === '' ? null : row[column];
@@ -125,8 +152,7 @@ export async function countSignUps<K extends CountKey>(
       groups.set(key, group);
     }
     // PostgreSQL's sum is a bigint or numeric, which pg gives as text.
-    group.leads += Number(row.leads);
-    group.repeats += Number(row.repeats);
+    for (const column of countColumns) group[column] += Number(row[column]);
   }
   return [...groups.values()].filter((group) => group.leads > 0 || group.repeats > 0);
 }

@@ -46,12 +46,13 @@ export interface VisitRepository {
   totals(options?: { since?: string }): Promise<LinkVisits[]>;
   /** Per utm_source and utm_campaign, from the day `since` on; everything without it. */
   campaignTotals(options?: { since?: string }): Promise<CampaignVisits[]>;
-  /** One marketer's links per day and package, from the day `since` on, counted as `totals`. */
-  marketerDays(marketingId: string, since: string): Promise<DayVisits[]>;
+  /** These marketers' links per day and package, from the day `since` on, counted as `totals`. */
+  marketerDays(marketingIds: string[], since: string): Promise<DayVisits[]>;
 }
 
 /** A marketer's link (its package) on one day. */
 export interface DayVisits {
+  marketingId: string;
   day: string;
   packageKey: string | null;
   visits: number;
@@ -67,22 +68,22 @@ export function createVisitRepository(database: Database): VisitRepository {
   /**
    * The finished days' totals and today's visitor rows, counted alike (a visitor row is one
    * visitor, its count the visits of rows from before a visit was one a visitor, link and day),
-   * from the day `since` on and, when given, for one marketer.
+   * from the day `since` on and, when given, for these marketers.
    */
-  async function counted(since: string, marketingId?: string) {
+  async function counted(since: string, marketingIds?: string[]) {
     const rows = await db
       .selectFrom(
         db
           .selectFrom('visit_totals')
           .select([...key, 'visits', 'visitors'])
           .where('day', '>=', since)
-          .$if(marketingId !== undefined, (q) => q.where('marketing_id', '=', marketingId!))
+          .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!))
           .unionAll(
             db
               .selectFrom('visits')
               .select((eb) => [...key, eb.ref('count').as('visits'), sql<number>`1`.as('visitors')])
               .where('day', '>=', since)
-              .$if(marketingId !== undefined, (q) => q.where('marketing_id', '=', marketingId!)),
+              .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!)),
           )
           .as('days'),
       )
@@ -187,15 +188,19 @@ export function createVisitRepository(database: Database): VisitRepository {
         }),
       );
     },
-    async marketerDays(marketingId, since) {
-      return sumBy(await counted(since, marketingId), (row) => [row.day, row.package_key]).map(
-        ({ keys: [day = '', packageKey = null], visits, visitors }) => ({
-          day: day ?? '',
-          packageKey,
-          visits,
-          visitors,
-        }),
-      );
+    async marketerDays(marketingIds, since) {
+      if (marketingIds.length === 0) return [];
+      return sumBy(await counted(since, marketingIds), (row) => [
+        row.marketing_id,
+        row.day,
+        row.package_key,
+      ]).map(({ keys: [marketingId = '', day = '', packageKey = null], visits, visitors }) => ({
+        marketingId: marketingId ?? '',
+        day: day ?? '',
+        packageKey,
+        visits,
+        visitors,
+      }));
     },
   };
 }
