@@ -95,6 +95,8 @@ export const arStats = {
   statClientRate: 'نسبة العملاء',
   // A lead that becomes a client later still counts on the day it signed up.
   statsPeriodNote: 'يُحتسب كل تسجيل ونتيجته في يوم التسجيل',
+  // The packages' table's caption: on a narrow phone it scrolls sideways, a region of that name.
+  statsByPackage: 'حسب الباقة',
   // A team leader's members, under the leader's own numbers.
   teamHeading: 'نتائج فريقك',
   teamMember: 'المسوق',
