@@ -5,7 +5,7 @@ import type {
   TeamMember,
 } from '../../domain/marketer-stats';
 import type { SignUpCount } from '../registrations/sign-up-counts';
-import type { DayVisits } from '../visits/visit-repository';
+import type { DayVisits, MarketerVisits } from '../visits/visit-repository';
 
 /** The first UTC day (YYYY-MM-DD) of a period that ends today. */
 export function firstDay(days: StatsPeriod, now: Date): string {
@@ -28,20 +28,18 @@ function add(sum: LinkNumbers, row: LinkNumbers): LinkNumbers {
 }
 
 /**
- * A marketer's numbers, and a team leader's team's, from the visits and leads per marketer, day
- * and package (the leads counted by countSignUps, as the report counts them): unique visitors
- * added up over days, conversion as sign-ups per hundred unique visitors and the client rate as
- * clients per hundred sign-ups (one decimal; null for none). Every day of the period is listed,
- * zeros included, oldest first, so a chart needs no gaps filled. `team` is given for a team
- * leader only: each member is listed, in its order, also one with no numbers.
+ * One marketer's numbers from their visits and leads per day and package (the leads counted by
+ * countSignUps, as the report counts them): unique visitors added up over days, conversion as
+ * sign-ups per hundred unique visitors and the client rate as clients per hundred sign-ups (one
+ * decimal; null for none). Every day of the period is listed, zeros included, oldest first, so
+ * a chart needs no gaps filled.
  */
 export function buildMarketerStats(
   marketingId: string,
   days: StatsPeriod,
   now: Date,
   visits: DayVisits[],
-  leads: SignUpCount<'marketing_id' | 'day' | 'package_key'>[],
-  team?: string[],
+  leads: SignUpCount<'day' | 'package_key'>[],
 ): MarketerStats {
   const byDay = new Map<string, MarketerStats['by_day'][number]>();
   for (let day = 0; day < days; day++) {
@@ -57,14 +55,7 @@ export function buildMarketerStats(
     }
     return found;
   };
-  const members = new Map((team ?? []).map((id) => [id, { marketing_id: id, ...noNumbers() }]));
   for (const row of visits) {
-    const member = members.get(row.marketingId);
-    if (member !== undefined) {
-      member.visits += row.visits;
-      member.unique_visitors += row.visitors;
-    }
-    if (row.marketingId !== marketingId) continue;
     const found = link(row.packageKey);
     found.visits += row.visits;
     found.unique_visitors += row.visitors;
@@ -72,12 +63,6 @@ export function buildMarketerStats(
     if (day !== undefined) day.visits += row.visits;
   }
   for (const row of leads) {
-    const member = members.get(row.marketing_id ?? '');
-    if (member !== undefined) {
-      member.sign_ups += row.leads;
-      member.clients += row.clients;
-    }
-    if (row.marketing_id !== marketingId) continue;
     const found = link(row.package_key);
     found.sign_ups += row.leads;
     found.clients += row.clients;
@@ -91,7 +76,7 @@ export function buildMarketerStats(
     (a.package_key ?? '') < (b.package_key ?? '') ? -1 : 1,
   );
   const totals = by_package.reduce(add, noNumbers());
-  const stats: MarketerStats = {
+  return {
     marketing_id: marketingId,
     days,
     totals: {
@@ -102,7 +87,30 @@ export function buildMarketerStats(
     by_package,
     by_day: [...byDay.values()],
   };
-  if (team === undefined) return stats;
-  const listed: TeamMember[] = [...members.values()];
-  return { ...stats, team: listed, team_totals: listed.reduce(add, noNumbers()) };
+}
+
+/**
+ * A team leader's team: each member their token lists, in its order, also one with no numbers
+ * yet, and the members added up.
+ */
+export function buildTeam(
+  members: string[],
+  visits: MarketerVisits[],
+  leads: SignUpCount<'marketing_id'>[],
+): Required<Pick<MarketerStats, 'team' | 'team_totals'>> {
+  const team = new Map(members.map((id) => [id, { marketing_id: id, ...noNumbers() }]));
+  for (const row of visits) {
+    const member = team.get(row.marketingId);
+    if (member === undefined) continue;
+    member.visits += row.visits;
+    member.unique_visitors += row.visitors;
+  }
+  for (const row of leads) {
+    const member = team.get(row.marketing_id ?? '');
+    if (member === undefined) continue;
+    member.sign_ups += row.leads;
+    member.clients += row.clients;
+  }
+  const listed: TeamMember[] = [...team.values()];
+  return { team: listed, team_totals: listed.reduce(add, noNumbers()) };
 }

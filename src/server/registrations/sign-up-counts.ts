@@ -46,25 +46,20 @@ export interface CountFilter {
 export type SignUpCount<K extends CountKey> = { [Key in K]: string | null } & Counted;
 
 const day = (createdAt: Expression<string>) => sql<string>`substr(${createdAt}, 1, 10)`;
-// The lead's link and campaign, '' for none: what a count is kept by, with the day. Both
+// The lead's link or campaign, '' for none: what a count is kept by, with the day. Both
 // queries below name the lead's row `lead`.
-const leadColumns = [
-  'marketing_id',
-  'package_key',
-  'utm_source',
-  'utm_campaign',
-] as const satisfies (keyof RegistrationsTable)[];
-const leadKey = (column: (typeof leadColumns)[number]) =>
+const leadKey = (column: Exclude<CountKey, 'day'> & keyof RegistrationsTable) =>
   sql<string>`coalesce(${sql.ref(`lead.${column}`)}, '')`;
-const leadKeys = () => leadColumns.map((column) => leadKey(column).as(column));
 
-/** Which stored sign-ups a count reads. */
+/** Which stored sign-ups a count reads, and by which keys it groups them. */
 interface Stored {
   since: string;
   marketingIds?: readonly string[];
   /** Only these (a deletion's, counted before they go). */
   ids?: SelectQueryBuilder<Tables, 'registrations', { id: string }>;
   repeats: boolean;
+  /** Every key unless given: what a deletion keeps. */
+  by?: readonly CountKey[];
 }
 
 // Of the leads of a group, those whose status is now `status`.
@@ -73,12 +68,21 @@ const withStatus = (status: LeadStatus) =>
 const none = () => outcomeColumns.map((column) => sql<number>`0`.as(column));
 
 /**
- * Stored sign-ups by the day each was made and its lead's link and campaign: leads (first rows)
- * with their outcomes, and repeats. What countSignUps adds to the kept counts, and what a
- * deletion keeps (registrations/personal-data.ts), so that a lead is counted one way before and
- * after. The columns are countKeys then countColumns, in their order (the unions need it).
+ * Stored sign-ups by the day each was made and its lead's link and campaign (or those of the
+ * keys `by`): leads (first rows) with their outcomes, and repeats. What countSignUps adds to the
+ * kept counts, and what a deletion keeps (registrations/personal-data.ts), so that a lead is
+ * counted one way before and after. The columns are the keys in countKeys' order, then
+ * countColumns (the unions need one order).
  */
-export function storedCounts(db: Kysely<Tables>, { since, marketingIds, ids, repeats }: Stored) {
+export function storedCounts(
+  db: Kysely<Tables>,
+  { since, marketingIds, ids, repeats, by = countKeys }: Stored,
+) {
+  const keys = countKeys.filter((key) => by.includes(key));
+  // The row whose time is the submission's day: the lead's own, or the repeat's.
+  const keyOf = (submission: 'lead' | 'r', key: CountKey) =>
+    key === 'day' ? day(sql.ref(`${submission}.created_at`)) : leadKey(key);
+  const grouped = (submission: 'lead' | 'r') => keys.map((key) => keyOf(submission, key));
   // A lead is its own lead: read alone, through the marketer's covering index.
   const leads = db
     .selectFrom('registrations as lead')
@@ -87,13 +91,12 @@ export function storedCounts(db: Kysely<Tables>, { since, marketingIds, ids, rep
     .$if(marketingIds !== undefined, (q) => q.where('lead.marketing_id', 'in', marketingIds!))
     .$if(ids !== undefined, (q) => q.where('lead.id', 'in', ids!))
     .select((eb) => [
-      day(eb.ref('lead.created_at')).as('day'),
-      ...leadKeys(),
+      ...keys.map((key) => keyOf('lead', key).as(key)),
       eb.fn.countAll<number>().as('leads'),
       sql<number>`0`.as('repeats'),
       ...outcomeColumns.map((column) => withStatus(outcomes[column]).as(column)),
     ])
-    .groupBy((eb) => [day(eb.ref('lead.created_at')), ...leadColumns.map(leadKey)]);
+    .groupBy(grouped('lead'));
   if (!repeats) return leads;
   return leads.unionAll(
     db
@@ -103,20 +106,19 @@ export function storedCounts(db: Kysely<Tables>, { since, marketingIds, ids, rep
       .$if(marketingIds !== undefined, (q) => q.where('lead.marketing_id', 'in', marketingIds!))
       .$if(ids !== undefined, (q) => q.where('r.id', 'in', ids!))
       .select((eb) => [
-        day(eb.ref('r.created_at')).as('day'),
-        ...leadKeys(),
+        ...keys.map((key) => keyOf('r', key).as(key)),
         sql<number>`0`.as('leads'),
         eb.fn.countAll<number>().as('repeats'),
         ...none(),
       ])
-      .groupBy((eb) => [day(eb.ref('r.created_at')), ...leadColumns.map(leadKey)]),
+      .groupBy(grouped('r')),
   );
 }
 
 /**
  * The one count of a lead: stored sign-ups (storedCounts), plus the counts kept for deleted ones
- * (sign_up_totals). The report per link and per campaign and a marketer's numbers all count
- * with it, so that they agree, also after a retention purge.
+ * (sign_up_totals), grouped by the keys `by`. The report per link and per campaign and a
+ * marketer's numbers all count with it, so that they agree, also after a retention purge.
  */
 export async function countSignUps<K extends CountKey>(
   db: Kysely<Tables>,
@@ -124,35 +126,30 @@ export async function countSignUps<K extends CountKey>(
   { since = '', marketingIds, repeats = false }: CountFilter = {},
 ): Promise<SignUpCount<K>[]> {
   if (marketingIds?.length === 0) return [];
+  // In countKeys' order, as storedCounts gives them.
+  const keys = countKeys.filter((key) => (by as readonly CountKey[]).includes(key));
   const deleted = db
     .selectFrom('sign_up_totals')
     .where('day', '>=', since.slice(0, 10))
     .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!))
-    .select([...countKeys, ...countColumns]);
-  const all = storedCounts(db, { since, marketingIds, repeats }).unionAll(deleted);
+    .select([...keys, ...countColumns]);
+  const all = storedCounts(db, { since, marketingIds, repeats, by: keys }).unionAll(deleted);
+  // Grouped in SQL by the keys asked: a team's fifty marketers are fifty rows, not thousands.
   const rows = await db
     .selectFrom(all.as('counted'))
     .select((eb) => [
-      ...countKeys,
+      ...keys,
       ...countColumns.map((column) => eb.fn.sum<number | string>(column).as(column)),
     ])
-    .groupBy([...countKeys])
+    .$if(keys.length > 0, (q) => q.groupBy([...keys]))
     .execute();
-  // Grouped once in SQL by every key (one statement for every caller), then by the keys asked.
-  const groups = new Map<string, SignUpCount<K>>();
-  for (const row of rows) {
-    const key = JSON.stringify(by.map((column) => row[column]));
-    let group = groups.get(key);
-    if (group === undefined) {
-      group = Object.fromEntries(countColumns.map((column) => [column, 0])) as SignUpCount<K>;
-      for (const column of by) {
-        (group as unknown as Record<CountKey, string | null>)[column] =
-          row[column] === '' ? null : row[column];
-      }
-      groups.set(key, group);
-    }
-    // PostgreSQL's sum is a bigint or numeric, which pg gives as text.
-    for (const column of countColumns) group[column] += Number(row[column]);
-  }
-  return [...groups.values()].filter((group) => group.leads > 0 || group.repeats > 0);
+  return rows
+    .map((row) => {
+      const group = {} as Record<string, string | number | null>;
+      for (const key of keys) group[key] = row[key] === '' ? null : row[key];
+      // PostgreSQL's sum is a bigint or numeric, which pg gives as text.
+      for (const column of countColumns) group[column] = Number(row[column] ?? 0);
+      return group as unknown as SignUpCount<K>;
+    })
+    .filter((group) => group.leads > 0 || group.repeats > 0);
 }

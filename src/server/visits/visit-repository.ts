@@ -46,13 +46,21 @@ export interface VisitRepository {
   totals(options?: { since?: string }): Promise<LinkVisits[]>;
   /** Per utm_source and utm_campaign, from the day `since` on; everything without it. */
   campaignTotals(options?: { since?: string }): Promise<CampaignVisits[]>;
-  /** These marketers' links per day and package, from the day `since` on, counted as `totals`. */
-  marketerDays(marketingIds: string[], since: string): Promise<DayVisits[]>;
+  /** One marketer's links per day and package, from the day `since` on, counted as `totals`. */
+  marketerDays(marketingId: string, since: string): Promise<DayVisits[]>;
+  /** Each of these marketers' visits from the day `since` on, counted as `totals` (a team). */
+  marketerTotals(marketingIds: string[], since: string): Promise<MarketerVisits[]>;
+}
+
+/** A marketer's visits over a period. */
+export interface MarketerVisits {
+  marketingId: string;
+  visits: number;
+  visitors: number;
 }
 
 /** A marketer's link (its package) on one day. */
 export interface DayVisits {
-  marketingId: string;
   day: string;
   packageKey: string | null;
   visits: number;
@@ -70,23 +78,27 @@ export function createVisitRepository(database: Database): VisitRepository {
    * visitor, its count the visits of rows from before a visit was one a visitor, link and day),
    * from the day `since` on and, when given, for these marketers.
    */
+  function days(since: string, marketingIds?: string[]) {
+    return db.selectFrom(
+      db
+        .selectFrom('visit_totals')
+        .select([...key, 'visits', 'visitors'])
+        .where('day', '>=', since)
+        .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!))
+        .unionAll(
+          db
+            .selectFrom('visits')
+            .select((eb) => [...key, eb.ref('count').as('visits'), sql<number>`1`.as('visitors')])
+            .where('day', '>=', since)
+            .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!)),
+        )
+        .as('days'),
+    );
+  }
+
+  /** days(), added up by every key. */
   async function counted(since: string, marketingIds?: string[]) {
-    const rows = await db
-      .selectFrom(
-        db
-          .selectFrom('visit_totals')
-          .select([...key, 'visits', 'visitors'])
-          .where('day', '>=', since)
-          .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!))
-          .unionAll(
-            db
-              .selectFrom('visits')
-              .select((eb) => [...key, eb.ref('count').as('visits'), sql<number>`1`.as('visitors')])
-              .where('day', '>=', since)
-              .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!)),
-          )
-          .as('days'),
-      )
+    const rows = await days(since, marketingIds)
       .select((eb) => [
         ...key,
         eb.fn.sum<number | string>('visits').as('visits'),
@@ -188,18 +200,31 @@ export function createVisitRepository(database: Database): VisitRepository {
         }),
       );
     },
-    async marketerDays(marketingIds, since) {
+    async marketerDays(marketingId, since) {
+      return sumBy(await counted(since, [marketingId]), (row) => [row.day, row.package_key]).map(
+        ({ keys: [day = '', packageKey = null], visits, visitors }) => ({
+          day: day ?? '',
+          packageKey,
+          visits,
+          visitors,
+        }),
+      );
+    },
+    async marketerTotals(marketingIds, since) {
       if (marketingIds.length === 0) return [];
-      return sumBy(await counted(since, marketingIds), (row) => [
-        row.marketing_id,
-        row.day,
-        row.package_key,
-      ]).map(({ keys: [marketingId = '', day = '', packageKey = null], visits, visitors }) => ({
-        marketingId: marketingId ?? '',
-        day: day ?? '',
-        packageKey,
-        visits,
-        visitors,
+      // Added up in SQL by marketer: a team is a row each, not one per day, package and campaign.
+      const rows = await days(since, marketingIds)
+        .select((eb) => [
+          'marketing_id',
+          eb.fn.sum<number | string>('visits').as('visits'),
+          eb.fn.sum<number | string>('visitors').as('visitors'),
+        ])
+        .groupBy('marketing_id')
+        .execute();
+      return rows.map((row) => ({
+        marketingId: row.marketing_id,
+        visits: Number(row.visits),
+        visitors: Number(row.visitors),
       }));
     },
   };
