@@ -170,6 +170,7 @@ describe('loadConfig', () => {
       audience: undefined,
       storageKey: 'token',
       cookie: undefined,
+      teamClaim: 'team',
     });
     const secret = 'x'.repeat(32);
     expect(
@@ -179,6 +180,7 @@ describe('loadConfig', () => {
         MARKETER_AUTH_AUDIENCE: 'tasjeel',
         MARKETER_AUTH_STORAGE_KEY: 'accessToken',
         MARKETER_AUTH_COOKIE: 'platform_session',
+        MARKETER_AUTH_TEAM_CLAIM: 'https://platform.example/team',
       }).marketerAuth,
     ).toEqual({
       keys: { kind: 'secret', secret },
@@ -186,6 +188,7 @@ describe('loadConfig', () => {
       audience: 'tasjeel',
       storageKey: 'accessToken',
       cookie: 'platform_session',
+      teamClaim: 'https://platform.example/team',
     });
   });
 

@@ -66,6 +66,9 @@ describeOnBackends('on $name', (backend) => {
           utm_campaign: null,
           utm_term: null,
           utm_content: null,
+          // Every lead starts new.
+          status: 'new',
+          status_changed_at: null,
         },
       ]);
     });
