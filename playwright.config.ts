@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { serverNodeArgs } from './scripts/build-server';
 import { chromiumArgs, freePort, requireChromium } from './scripts/local-machine';
-import { e2eMarketerAuthSecret } from './testing/marketer-auth';
+import { e2eLeadsApiKey, e2eMarketerAuthSecret } from './testing/marketer-auth';
 import { sampleBrandEnv } from './testing/sample-brand';
 import { buildCommand, testBuildDir } from './testing/server-process';
 
@@ -77,6 +77,8 @@ export default defineConfig<{ engineName: (typeof engineNames)[number] }>({
       REDIS_URL: '',
       // The marketers' numbers on: the link page asks for them (e2e/marketer-stats.spec.ts).
       MARKETER_AUTH_SECRET: e2eMarketerAuthSecret,
+      // The CRM's route on: a test makes a lead a client (e2e/marketer-stats.spec.ts).
+      LEADS_API_KEY: e2eLeadsApiKey,
     },
   },
 });

@@ -1,22 +1,37 @@
-import type { Page } from '@playwright/test';
+import type { APIRequestContext, Page } from '@playwright/test';
 import { ar, arStats } from '../src/domain/catalogue';
 import { buildPayload } from '../src/domain/registration';
-import { marketerToken } from '../testing/marketer-auth';
+import { e2eLeadsApiKey, marketerToken } from '../testing/marketer-auth';
 import { axe, expect, open, test, uniquePhone } from './support';
 
-// Issue 17: the link page shows a marketer their own numbers, for the platform's token.
+// Issue 17: the link page shows a marketer their own numbers, for the platform's token; issue
+// 26: the clients among them, and a team leader's team.
 
 const path = '/register/my-registration-link';
 const statsSection = (page: Page) => page.getByRole('region', { name: arStats.heading });
 
-async function signIn(page: Page, marketingId: string, token: string | null) {
+async function signIn(page: Page, marketingId: string, token: string | null, role = 'marketing') {
   await page.addInitScript(
     ([user, stored]) => {
       localStorage.setItem('user', user);
       if (stored !== null) localStorage.setItem('token', stored);
     },
-    [JSON.stringify({ role: 'marketing', id: marketingId }), token] as const,
+    [JSON.stringify({ role, id: marketingId }), token] as const,
   );
+}
+
+/** A sign-up through marketer's link that the provider's CRM then calls a client. */
+async function client(request: APIRequestContext, marketingId: string) {
+  const signUp = await request.post('/api/external-register', {
+    data: buildPayload({ name: 'نورة', email: '', phone: uniquePhone() }, { marketingId }),
+  });
+  expect(signUp.status()).toBe(201);
+  const { id } = (await signUp.json()) as { id: string };
+  const changed = await request.post(`/api/leads/${id}/status`, {
+    headers: { authorization: `Bearer ${e2eLeadsApiKey}` },
+    data: { status: 'client' },
+  });
+  expect(changed.status()).toBe(200);
 }
 
 test('a marketer sees the visits and the sign-up their link brought', async ({
@@ -69,4 +84,73 @@ test('the section is hidden when the token is refused; the link still works', as
   await expect(page.getByRole('textbox', { name: ar.headingMyLink })).toHaveValue(
     `${baseURL}/register/marketer/42`,
   );
+});
+
+test('a marketer sees their clients and their rate, and no team', async ({
+  page,
+  request,
+}, testInfo) => {
+  const marketingId = `e2e-client-${testInfo.project.name}-${Date.now()}`;
+  await client(request, marketingId);
+  await request.post('/api/external-register', {
+    data: buildPayload({ name: 'سارة', email: '', phone: uniquePhone() }, { marketingId }),
+  });
+  // A marketer's token carrying a team claim still shows no team.
+  await signIn(page, marketingId, await marketerToken(marketingId, 'marketing', { team: ['x'] }));
+  await open(page, path);
+  const section = statsSection(page);
+  const total = (label: string) =>
+    section.locator('dt', { hasText: new RegExp(`^${label}$`) }).locator('+ dd');
+  await expect(total(arStats.statClients)).toHaveText('1');
+  await expect(total(arStats.statClientRate)).toHaveText(/50/);
+  await expect(section.getByText(arStats.statsPeriodNote)).toBeVisible();
+  await expect(section.getByRole('region', { name: arStats.teamHeading })).toHaveCount(0);
+  expect(await axe(page, 'link page with clients', testInfo.project.name)).toEqual([]);
+});
+
+test('a team leader sees the members of their team, sortable by clients, on a 320 px phone', async ({
+  page,
+  request,
+}, testInfo) => {
+  const run = `${testInfo.project.name}-${Date.now()}`;
+  const [leader, first, second] = ['leader', 'member-a', 'member-b'].map(
+    (who) => `e2e-${who}-${run}`,
+  ) as [string, string, string];
+  await client(request, leader);
+  await client(request, second);
+  await client(request, second);
+  await request.post('/api/external-register', {
+    data: buildPayload({ name: 'ريم', email: '', phone: uniquePhone() }, { marketingId: first }),
+  });
+  const token = await marketerToken(leader, 'team_leader_marketing', { team: [first, second] });
+  await page.setViewportSize({ width: 320, height: 720 });
+  await signIn(page, leader, token, 'team_leader_marketing');
+  await open(page, path);
+
+  const team = statsSection(page).getByRole('region', { name: arStats.teamHeading });
+  await expect(team).toBeVisible();
+  const table = team.getByRole('table', { name: arStats.teamHeading });
+  const members = table.locator('tbody th');
+  await expect(members).toHaveText([first, second]);
+  await table.getByRole('button', { name: new RegExp(arStats.teamSortByClients) }).click();
+  await expect(members).toHaveText([second, first]);
+  await expect(table.locator('tfoot td').last()).toHaveText('2');
+
+  // Wider than the phone: the table scrolls sideways in its own region, which the keyboard reaches.
+  const sizes = await team.evaluate((region) => ({
+    scroll: region.scrollWidth,
+    client: region.clientWidth,
+    page: document.documentElement.scrollWidth,
+  }));
+  expect(sizes.scroll).toBeGreaterThan(sizes.client);
+  // The page itself keeps the phone's width (a phone would widen its layout to fit it).
+  expect(sizes.page).toBeLessThanOrEqual(320);
+  await team.focus();
+  await expect(team).toBeFocused();
+  await page.keyboard.press('ArrowLeft');
+  await expect
+    .poll(() => team.evaluate((region) => Math.abs(region.scrollLeft)))
+    .toBeGreaterThan(0);
+  expect(await axe(page, 'link page of a team leader, 320 px', testInfo.project.name)).toEqual([]);
+  await statsSection(page).screenshot({ path: testInfo.outputPath('team-leader-stats.png') });
 });

@@ -2,7 +2,7 @@ import { build } from 'esbuild';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const entries = ['main', 'export', 'report', 'webhooks-cli', 'person'];
+const entries = ['main', 'export', 'report', 'webhooks-cli', 'person', 'lead'];
 
 /**
  * Compiles the server and its command lines (`npm run export`, `npm run report`) into plain

@@ -1,11 +1,21 @@
-import { SignJWT } from 'jose';
+import { SignJWT, type JWTPayload } from 'jose';
 
 /** The shared secret of the browser tests' server (MARKETER_AUTH_SECRET): HS256 tokens. */
 export const e2eMarketerAuthSecret = 'e2e-only-secret-of-the-provider-platform';
 
-/** A token as the provider's platform would leave it in the browser, valid for an hour. */
-export function marketerToken(marketingId: string, role = 'marketing'): Promise<string> {
-  return new SignJWT({ role })
+/** The browser tests' server's LEADS_API_KEY: the CRM tells it what became of a lead. */
+export const e2eLeadsApiKey = 'e2e-only-key-of-the-providers-crm-0123456789';
+
+/**
+ * A token as the provider's platform would leave it in the browser, valid for an hour; `claims`
+ * adds others (a team leader's `team`).
+ */
+export function marketerToken(
+  marketingId: string,
+  role = 'marketing',
+  claims: JWTPayload = {},
+): Promise<string> {
+  return new SignJWT({ ...claims, role })
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(marketingId)
     .setExpirationTime('1h')

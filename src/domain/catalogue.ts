@@ -90,4 +90,27 @@ export const arStats = {
   buttonRetry: 'إعادة المحاولة',
   // No token, or one the platform did not sign.
   errorSignIn: 'يرجى تسجيل الدخول لعرض نتائجك',
+  // Leads whose status in the provider's CRM is `client` now (docs/marketer-kit.md).
+  statClients: 'العملاء',
+  statClientRate: 'نسبة العملاء',
+  // A lead that becomes a client later still counts on the day it signed up.
+  statsPeriodNote: 'يُحتسب كل تسجيل ونتيجته في يوم التسجيل',
+  // The packages' table's caption: on a narrow phone it scrolls sideways, a region of that name.
+  statsByPackage: 'حسب الباقة',
+  // A team leader's members, under the leader's own numbers.
+  teamHeading: 'نتائج فريقك',
+  teamMember: 'المسوق',
+  teamTotal: 'مجموع الفريق',
+  teamSortByClients: 'ترتيب حسب العملاء',
+  teamEmpty: 'لا يوجد أعضاء في فريقك بعد',
+} as const;
+
+// What became of a lead (docs/marketer-kit.md): the labels `npm run lead -- import` accepts for
+// each status, as a person with a spreadsheet would type them.
+export const arLeadStatus = {
+  new: 'جديد',
+  contacted: 'تم التواصل',
+  qualified: 'مؤهل',
+  client: 'عميل',
+  lost: 'لم يشترك',
 } as const;

@@ -12,19 +12,38 @@ export const marketerStatsPath = '/api/marketer/stats';
 export const statsPeriods = [1, 7, 30, 90] as const;
 export type StatsPeriod = (typeof statsPeriods)[number];
 
+/**
+ * A period's numbers. clients: the leads of the period (by the day each signed up) whose status
+ * in the provider's CRM is `client` now.
+ */
 export interface LinkNumbers {
   visits: number;
   unique_visitors: number;
   sign_ups: number;
+  clients: number;
+}
+
+/** One member of a team leader's team, and their numbers over the period. */
+export interface TeamMember extends LinkNumbers {
+  marketing_id: string;
 }
 
 export interface MarketerStats {
   marketing_id: string;
   days: StatsPeriod;
-  /** conversion_percent: sign-ups per hundred unique visitors, one decimal; null without visitors. */
-  totals: LinkNumbers & { conversion_percent: number | null };
+  /**
+   * conversion_percent: sign-ups per hundred unique visitors, one decimal; null without visitors.
+   * client_percent: clients per hundred sign-ups, one decimal; null without sign-ups.
+   */
+  totals: LinkNumbers & { conversion_percent: number | null; client_percent: number | null };
   /** null: the free trial. */
   by_package: (LinkNumbers & { package_key: string | null })[];
   /** Every day of the period, oldest first (YYYY-MM-DD, UTC). */
-  by_day: { date: string; visits: number; sign_ups: number }[];
+  by_day: { date: string; visits: number; sign_ups: number; clients: number }[];
+  /**
+   * A team leader's only: each member their token lists, in its order (the leader's own numbers
+   * are the ones above), and the members' numbers added up.
+   */
+  team?: TeamMember[];
+  team_totals?: LinkNumbers;
 }

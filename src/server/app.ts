@@ -13,6 +13,7 @@ import {
   refuseUnparsable,
   refuseUnroutable,
 } from './plugins/error-handling';
+import { leadsPlugin } from './plugins/leads';
 import { loadSheddingPlugin } from './plugins/load-shedding';
 import { marketerStatsPlugin } from './plugins/marketer-stats';
 import { loadBuild, pagesPlugin, type PageSource } from './plugins/pages';
@@ -160,6 +161,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
       now,
       database,
       visits: services.visitRepository,
+    });
+  }
+  // POST /api/leads/:id/status, only with LEADS_API_KEY: the CRM's, outside the API's CORS
+  if (config.leadsApiKeys !== undefined) {
+    await app.register(leadsPlugin, {
+      prefix: '/api',
+      keys: config.leadsApiKeys,
+      leadStatuses: services.leadStatuses,
+      now,
     });
   }
   // GET /, GET /register/* (assets and server-rendered pages), POST on the form routes

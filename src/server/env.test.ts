@@ -221,6 +221,7 @@ describe('loadConfig', () => {
       storageKey: 'token',
       cookie: undefined,
       maxAgeMs: 24 * 3_600_000,
+      teamClaim: 'team',
     });
     const secret = 'x'.repeat(32);
     expect(
@@ -231,6 +232,7 @@ describe('loadConfig', () => {
         MARKETER_AUTH_STORAGE_KEY: 'accessToken',
         MARKETER_AUTH_COOKIE: 'platform_session',
         MARKETER_AUTH_MAX_AGE: '8h',
+        MARKETER_AUTH_TEAM_CLAIM: 'https://platform.example/team',
       }).marketerAuth,
     ).toEqual({
       keys: { kind: 'secret', secret },
@@ -239,6 +241,7 @@ describe('loadConfig', () => {
       storageKey: 'accessToken',
       cookie: 'platform_session',
       maxAgeMs: 8 * 3_600_000,
+      teamClaim: 'https://platform.example/team',
     });
   });
 

@@ -106,6 +106,17 @@ const webhookSecrets = z
     { message: 'expected whsec_ followed by 24 to 64 bytes in base64 (each, when two)' },
   );
 
+// The CRM's key for POST /api/leads/:id/status: long enough that guessing is hopeless; two,
+// separated by a comma, while the CRM moves from the old one to the new (rotation).
+const leadsApiKeys = z
+  .string()
+  .transform((value) => value.split(',').map((key) => key.trim()))
+  .pipe(
+    z
+      .array(z.string().min(32, 'each key must be at least 32 characters'))
+      .max(2, 'at most two keys, separated by a comma (the old and the new)'),
+  );
+
 const durationUnits = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
 // A duration such as 5s or 24h, in ms; NaN when it is none.
 function parseDuration(text: string): number {
@@ -257,6 +268,10 @@ const envSchema = z.object({
     .string()
     .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'expected a cookie name')
     .optional(),
+  // The claim of a team leader's token that lists their members' marketer ids (an array).
+  MARKETER_AUTH_TEAM_CLAIM: z.string().min(1).max(100).default('team'),
+  // Set: the provider's CRM tells what became of each lead (POST /api/leads/:id/status).
+  LEADS_API_KEY: leadsApiKeys.optional(),
   NODE_ENV: z.string().optional(),
   // Where `npm run build` put the pages; tests and benchmarks point it at a fixture build.
   DIST_DIR: z
@@ -304,6 +319,16 @@ function databaseOf({
 
 type Env = z.infer<typeof envSchema>;
 
+/**
+ * Whether WEBHOOK_URL is set: `npm run lead` then queues each change's event for the server to
+ * deliver, as the server does. Nothing else of the server's settings is read.
+ */
+export function loadWebhooksOn(env: Record<string, string | undefined>): boolean {
+  const result = envSchema.pick({ WEBHOOK_URL: true }).safeParse(presentOnly(env));
+  if (!result.success) throw invalid(result.error);
+  return result.data.WEBHOOK_URL !== undefined;
+}
+
 function marketerAuthOf(env: Env) {
   const keys =
     env.MARKETER_AUTH_JWKS_URL !== undefined
@@ -322,6 +347,8 @@ function marketerAuthOf(env: Env) {
     cookie: env.MARKETER_AUTH_COOKIE,
     /** The longest a token may live, in ms (MARKETER_AUTH_MAX_AGE). */
     maxAgeMs: env.MARKETER_AUTH_MAX_AGE,
+    /** The claim of a team leader's token that lists their members (an array of marketer ids). */
+    teamClaim: env.MARKETER_AUTH_TEAM_CLAIM,
   };
 }
 
@@ -402,6 +429,8 @@ const configSchema = envSchema
     retentionDays: env.RETENTION_DAYS,
     /** Set: marketers see their own numbers (GET /api/marketer/stats and the link page). */
     marketerAuth: marketerAuthOf(env),
+    /** Set: POST /api/leads/:id/status takes any of these keys (plugins/leads.ts). */
+    leadsApiKeys: env.LEADS_API_KEY,
   }));
 
 export type Config = z.output<typeof configSchema>;

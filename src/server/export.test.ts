@@ -36,6 +36,8 @@ const sara: StoredRegistration = {
     privacyVersion: '2026-11',
     channel: 'api',
   },
+  status: 'client',
+  statusChangedAt: '2025-03-04T10:00:00.000Z',
 };
 const tricky: StoredRegistration = {
   ...sara,
@@ -47,6 +49,9 @@ const tricky: StoredRegistration = {
   packageKey: null,
   source: null,
   repeatOf: sara.id,
+  // A repeat's status is its lead's.
+  status: null,
+  statusChangedAt: null,
   utm: {},
   // Stored before the notice and channel were kept.
   consent: { privacyUrl: '', privacyVersion: '', channel: '' },
@@ -58,7 +63,7 @@ describe('formatRegistrations', () => {
     expect(csv.startsWith('\uFEFF')).toBe(true);
     expect(csv.slice(1).split('\r\n')).toEqual([
       exportFields.join(','),
-      `${sara.id},${sara.createdAt},${sara.name},,${sara.phone},${sara.notes},42,premium_reco,marketer_link,,snapchat,,ramadan,,,https://provider.example/privacy,2026-11,api`,
+      `${sara.id},${sara.createdAt},${sara.name},,${sara.phone},${sara.notes},42,premium_reco,marketer_link,,snapchat,,ramadan,,,https://provider.example/privacy,2026-11,api,client,2025-03-04T10:00:00.000Z`,
       '',
     ]);
   });
@@ -67,7 +72,7 @@ describe('formatRegistrations', () => {
     const row = formatRegistrations([tricky], 'csv').split('\r\n')[1];
     expect(row).toBe(
       `${tricky.id},${tricky.createdAt},"'=HYPERLINK(""http://evil.example"",""نعم, لا"")",` +
-        `a@example.com,966512345678,"line one\nline two",,,,${sara.id},,,,,,,,`,
+        `a@example.com,966512345678,"line one\nline two",,,,${sara.id},,,,,,,,,,`,
     );
   });
 
@@ -105,12 +110,16 @@ describe('formatRegistrations', () => {
       privacy_url: 'https://provider.example/privacy',
       privacy_version: '2026-11',
       channel: 'api',
+      status: 'client',
+      status_changed_at: '2025-03-04T10:00:00.000Z',
     });
     expect(JSON.parse(lines[1] ?? '')).toMatchObject({
       repeat_of: sara.id,
       privacy_url: '',
       privacy_version: '',
       channel: '',
+      status: null,
+      status_changed_at: null,
     });
     expect(Object.keys(JSON.parse(lines[1] ?? ''))).toEqual([...exportFields]);
   });
@@ -221,12 +230,13 @@ describeOnBackends('on $name', (backend) => {
       expect(
         lines[0]?.endsWith(
           ',source,repeat_of,utm_source,utm_medium,utm_campaign,utm_term,utm_content' +
-            ',privacy_url,privacy_version,channel',
+            ',privacy_url,privacy_version,channel,status,status_changed_at',
         ),
       ).toBe(true);
-      // No PRIVACY_URL: the notice is empty; both came by the API.
-      expect(lines[1]).toMatch(new RegExp(`^${id},.*,سارة,.*,,,,,,,,,api$`));
-      expect(lines[2]).toMatch(new RegExp(`,سارة أحمد,.*,${id},,,,,,,,api$`));
+      // No PRIVACY_URL: the notice is empty; both came by the API. A lead is new until its
+      // status changes; a repeat's status is its lead's, so empty.
+      expect(lines[1]).toMatch(new RegExp(`^${id},.*,سارة,.*,,,,,,,,,api,new,$`));
+      expect(lines[2]).toMatch(new RegExp(`,سارة أحمد,.*,${id},,,,,,,,api,,$`));
     });
 
     it('records the notice each submission was shown and its channel: the API’s and the form’s', async () => {
@@ -278,12 +288,14 @@ describeOnBackends('on $name', (backend) => {
       let csv = '';
       await runExport(['--format', 'csv'], env, { ...quiet, out: (text) => (csv += text) });
       const lines = csv.slice(1).trimEnd().split('\r\n');
-      expect(lines[0]?.endsWith(',privacy_url,privacy_version,channel')).toBe(true);
+      expect(
+        lines[0]?.endsWith(',privacy_url,privacy_version,channel,status,status_changed_at'),
+      ).toBe(true);
       expect(lines.find((line) => line.includes(',966500000001,'))).toMatch(
-        /,https:\/\/provider\.example\/privacy,2026-11,api$/,
+        /,https:\/\/provider\.example\/privacy,2026-11,api,new,$/,
       );
       expect(lines.find((line) => line.includes(',966500000002,'))).toMatch(
-        /,https:\/\/provider\.example\/privacy,2026-11,form$/,
+        /,https:\/\/provider\.example\/privacy,2026-11,form,new,$/,
       );
     });
 
@@ -347,7 +359,7 @@ describeOnBackends('on $name', (backend) => {
       );
       expect(csv.stdout.startsWith(`\uFEFF${exportFields.join(',')}\r\n`)).toBe(true);
       expect(csv.stdout).toContain(`,${values.name},,${values.phone},`);
-      expect(csv.stdout).toContain(',snapchat,,رمضان,,,,,api\r\n');
+      expect(csv.stdout).toContain(',snapchat,,رمضان,,,,,api,new,\r\n');
 
       const bad = await run(tsx, ['src/server/export.ts', '--format', 'pdf'], { env }).catch(
         (error: { code: number; stderr: string }) => error,

@@ -36,6 +36,8 @@ function toRecord(row: StoredRegistration): Record<(typeof exportFields)[number]
     privacy_url: row.consent.privacyUrl,
     privacy_version: row.consent.privacyVersion,
     channel: row.consent.channel,
+    status: row.status,
+    status_changed_at: row.statusChangedAt,
   };
 }
 

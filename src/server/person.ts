@@ -12,10 +12,19 @@ const usage = `usage: npm run person -- --phone 9665XXXXXXXX [--erase [--yes]]
 /** Asks a yes-or-no question on the terminal; undefined when there is none to ask on. */
 export type Confirm = ((question: string) => Promise<boolean>) | undefined;
 
-/** A submission as a request for access is answered: the stored names, in camelCase. */
+/**
+ * A submission as a request for access is answered: the stored names, in camelCase, with the
+ * history of its status (a lead's; a repeat has none) and its webhook events.
+ */
 function describe(row: PersonRow) {
   return {
     ...toStored(row),
+    statusHistory: row.status_changes.map((change) => ({
+      status: change.status,
+      previousStatus: change.previous_status,
+      changedAt: change.changed_at,
+      changedBy: change.changed_by,
+    })),
     webhookEvents: row.webhook_events.map((event) => ({
       id: event.id,
       type: event.type,
@@ -31,8 +40,8 @@ function describe(row: PersonRow) {
 
 /**
  * `npm run person`: everything stored about one person, as JSON (a request for access), and with
- * --erase, every submission of theirs deleted with its webhook events (a request for erasure);
- * the report's totals keep their counts. Returns the exit code.
+ * --erase, every submission of theirs deleted with the history of its status and its webhook
+ * events (a request for erasure); the report's totals keep their counts. Returns the exit code.
  */
 export async function runPerson(
   argv: string[],
@@ -88,24 +97,25 @@ export async function runPerson(
     }
     if (rows.length === 0) {
       out(
-        `${JSON.stringify({ ...selection, erased: { submissions: 0, webhookEvents: 0, ids: [] } }, null, 2)}\n`,
+        `${JSON.stringify({ ...selection, erased: { submissions: 0, statusChanges: 0, webhookEvents: 0, ids: [] } }, null, 2)}\n`,
       );
       return;
     }
     const events = rows.reduce((sum, row) => sum + row.webhook_events.length, 0);
+    const changes = rows.reduce((sum, row) => sum + row.status_changes.length, 0);
     if (
       !yes &&
       !(await confirm?.(
-        `Erase ${rows.length} submissions and ${events} webhook events of this person? [y/N] `,
+        `Erase ${rows.length} submissions, ${changes} changes of their status and ${events} webhook events of this person? [y/N] `,
       ))
     ) {
       err('Nothing erased.\n');
       declined = true;
       return;
     }
-    const { ids, webhookEvents } = await deleteSubmissions(database, selection);
+    const { ids, statusChanges, webhookEvents } = await deleteSubmissions(database, selection);
     out(
-      `${JSON.stringify({ ...selection, erased: { submissions: ids.length, webhookEvents, ids } }, null, 2)}\n`,
+      `${JSON.stringify({ ...selection, erased: { submissions: ids.length, statusChanges, webhookEvents, ids } }, null, 2)}\n`,
     );
     // SQLite zeroes the rows (secure_delete); PostgreSQL only marks them dead, and VACUUM only
     // frees their space: their bytes stay in the pages until the table is rewritten.

@@ -6,6 +6,7 @@ import { marketerToken, e2eMarketerAuthSecret } from '../../testing/marketer-aut
 import { openDatabase } from './db/database';
 import type { SignUpChannel } from './db/schema';
 import { loadConfig } from './env';
+import { createLeadStatuses } from './leads/lead-statuses';
 import { deleteSubmissions } from './registrations/personal-data';
 import { postgresErasureNote, runPerson } from './person';
 import { runReport } from './report';
@@ -93,6 +94,17 @@ async function person(databaseUrl: string, argv: string[], confirm?: () => Promi
 
 const premium42 = { packageName: 'premium_reco', marketingId: '42' };
 
+/** How many changes of status are stored, whoever's. */
+async function statusChangeCount(databaseUrl: string): Promise<number> {
+  const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
+  try {
+    const rows = await database.db.selectFrom('lead_status_changes').select('id').execute();
+    return rows.length;
+  } finally {
+    await database.close();
+  }
+}
+
 describeOnBackends('on $name', (backend) => {
   describe('RETENTION_DAYS', () => {
     // 30 days before `now` is 2025-03-11T12:00Z.
@@ -173,29 +185,44 @@ describeOnBackends('on $name', (backend) => {
       },
     );
 
-    it('leaves the report per link, per campaign and the marketer’s numbers agreeing', async () => {
+    it('leaves the report per link, per campaign and the marketer’s numbers agreeing, outcomes too', async () => {
       const campaign = { utm_source: 'whatsapp', utm_campaign: 'ramadan' };
       const { databaseUrl, rows } = await storedSignUps(backend, [
         { at: '2025-03-01T10:00:00.000Z', phone: '966500000001', ...premium42, utm: campaign },
         { at: '2025-03-01T11:00:00.000Z', phone: '966500000002', ...premium42, utm: campaign },
         { at: '2025-04-09T10:00:00.000Z', phone: '966500000003', ...premium42 },
       ]);
+      // What the CRM said of them before the oldest two were past the limit.
+      const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
+      const statuses = createLeadStatuses(database, { webhookEvents: true });
+      await statuses.change({ phone: '966500000001' }, 'client', 'api', now);
+      await statuses.change({ phone: '966500000002' }, 'qualified', 'api', now);
+      await statuses.change({ phone: '966500000002' }, 'lost', 'api', now);
+      await statuses.change({ phone: '966500000003' }, 'client', 'cli', now);
+      await database.close();
+      const before = await report(databaseUrl, '--format', 'csv');
+      expect(before).toContain('42,premium_reco,0,0,3,0,,0,0,2,1,66.7');
+
       const { app } = await restart(backend, databaseUrl, {
         RETENTION_DAYS: '30',
         MARKETER_AUTH_SECRET: e2eMarketerAuthSecret,
       });
       await app.ready();
       expect(await rows()).toHaveLength(1);
+      // Their history went with them; the kept lead's stays.
+      expect(await statusChangeCount(databaseUrl)).toBe(1);
 
-      expect(await report(databaseUrl, '--format', 'csv')).toContain('42,premium_reco,0,0,3,0');
+      expect(await report(databaseUrl, '--format', 'csv')).toBe(before);
       const byCampaign = await report(databaseUrl, '--format', 'csv', '--by', 'campaign');
-      expect(byCampaign).toContain('whatsapp,ramadan,0,0,2,0');
-      expect(byCampaign).toContain(',,0,0,1,0');
+      expect(byCampaign).toContain('whatsapp,ramadan,0,0,2,0,,0,0,1,1,50.0');
+      expect(byCampaign).toContain(',,0,0,1,0,,0,0,1,0,100.0');
       const stats = await app.inject({
         url: '/api/marketer/stats?days=90',
         headers: { authorization: `Bearer ${await marketerToken('42')}` },
       });
-      expect(stats.json()).toMatchObject({ totals: { sign_ups: 3 } });
+      expect(stats.json()).toMatchObject({
+        totals: { sign_ups: 3, clients: 2, client_percent: 66.7 },
+      });
     });
 
     it('keeps everything when unset', async () => {
@@ -278,9 +305,20 @@ describeOnBackends('on $name', (backend) => {
       ).toEqual([]);
     });
 
-    it('--erase deletes every row and event of that person, nothing else, and keeps the report', async () => {
+    it('--erase deletes every row, change of status and event of that person, nothing else, and keeps the report', async () => {
       const { databaseUrl, rows, events } = await storedSignUps(backend, people);
+      const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
+      const statuses = createLeadStatuses(database, { webhookEvents: true });
+      await statuses.change({ phone: '966500000001' }, 'contacted', 'api', now);
+      await statuses.change({ phone: '966500000001' }, 'client', 'cli', now);
+      await statuses.change({ phone: '966500000002' }, 'client', 'api', now);
+      await database.close();
       const before = await report(databaseUrl);
+      expect(
+        (await person(databaseUrl, ['--phone', '966500000001'])).json.submissions.map(
+          (row: { statusHistory: unknown[] }) => row.statusHistory.length,
+        ),
+      ).toEqual([0, 0, 2]);
       const hers = (await rows())
         .filter((row) => row.phone === '966500000001')
         .map((row) => row.id);
@@ -292,11 +330,26 @@ describeOnBackends('on $name', (backend) => {
         '--yes',
       ]);
       expect(code).toBe(0);
-      expect(json.erased).toEqual({ submissions: 3, webhookEvents: 3, ids: hers });
+      expect(json.erased).toEqual({
+        submissions: 3,
+        statusChanges: 2,
+        webhookEvents: 5,
+        ids: hers,
+      });
       // What the operator still has to do on PostgreSQL, said where the erasure is run.
       expect(err).toBe(backend.database === 'postgres' ? postgresErasureNote : '');
       expect((await rows()).map((row) => row.phone)).toEqual(['966500000002']);
-      expect((await events()).map((event) => event.subject_id)).toEqual([(await rows())[0]!.id]);
+      const kept = (await rows())[0]!.id;
+      const keptChange = (await person(databaseUrl, ['--phone', '966500000002'])).json
+        .submissions[0].statusHistory;
+      expect(keptChange).toHaveLength(1);
+      // Hers are gone, history and events; Noura's stays, with the event of her change.
+      expect(await statusChangeCount(databaseUrl)).toBe(1);
+      expect((await events()).map((event) => event.type)).toEqual([
+        'registration.created',
+        'registration.status_changed',
+      ]);
+      expect((await events())[0]!.subject_id).toBe(kept);
       expect(await report(databaseUrl)).toBe(before);
 
       // Erasing again finds nothing; an erased person who signs up again is a new lead.
@@ -304,6 +357,7 @@ describeOnBackends('on $name', (backend) => {
         (await person(databaseUrl, ['--phone', '966500000001', '--erase', '--yes'])).json.erased,
       ).toEqual({
         submissions: 0,
+        statusChanges: 0,
         webhookEvents: 0,
         ids: [],
       });

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import type { LeadStatus } from '../domain/lead-status';
 import { buildPayload, registrationSchema } from '../domain/registration';
 import {
   buildCampaignReport,
@@ -19,11 +20,49 @@ import { buildTestApp, describeOnBackends } from '../../testing/server-test-help
 const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
 const run = promisify(execFile);
 
+const none = { contacted: 0, qualified: 0, clients: 0, lost: 0 };
+const outcomes = {
+  seven: { ...none, clients: 1 },
+  premium: { contacted: 1, qualified: 0, clients: 1, lost: 1 },
+  general: { contacted: 2, qualified: 1, clients: 2, lost: 0 },
+};
 const rows: ReportRow[] = [
-  { marketingId: '7', packageKey: null, visits: 12, visitors: 9, leads: 1, repeats: 0 },
-  { marketingId: '42', packageKey: 'premium_reco', visits: 31, visitors: 24, leads: 3, repeats: 2 },
-  { marketingId: '42', packageKey: 'classic_reco', visits: 0, visitors: 0, leads: 1, repeats: 0 },
-  { marketingId: null, packageKey: null, visits: 120, visitors: 95, leads: 6, repeats: 1 },
+  {
+    marketingId: '7',
+    packageKey: null,
+    visits: 12,
+    visitors: 9,
+    leads: 1,
+    repeats: 0,
+    ...outcomes.seven,
+  },
+  {
+    marketingId: '42',
+    packageKey: 'premium_reco',
+    visits: 31,
+    visitors: 24,
+    leads: 3,
+    repeats: 2,
+    ...outcomes.premium,
+  },
+  {
+    marketingId: '42',
+    packageKey: 'classic_reco',
+    visits: 0,
+    visitors: 0,
+    leads: 1,
+    repeats: 0,
+    ...none,
+  },
+  {
+    marketingId: null,
+    packageKey: null,
+    visits: 120,
+    visitors: 95,
+    leads: 6,
+    repeats: 1,
+    ...outcomes.general,
+  },
 ];
 
 describe('conversionRate', () => {
@@ -44,10 +83,16 @@ describe('buildReport', () => {
         { marketingId: '7', packageKey: null, visits: 12, visitors: 9 },
       ],
       [
-        { marketing_id: '42', package_key: 'premium_reco', leads: 3, repeats: 2 },
-        { marketing_id: '42', package_key: 'classic_reco', leads: 1, repeats: 0 },
-        { marketing_id: '7', package_key: null, leads: 1, repeats: 0 },
-        { marketing_id: null, package_key: null, leads: 6, repeats: 1 },
+        {
+          marketing_id: '42',
+          package_key: 'premium_reco',
+          leads: 3,
+          repeats: 2,
+          ...outcomes.premium,
+        },
+        { marketing_id: '42', package_key: 'classic_reco', leads: 1, repeats: 0, ...none },
+        { marketing_id: '7', package_key: null, leads: 1, repeats: 0, ...outcomes.seven },
+        { marketing_id: null, package_key: null, leads: 6, repeats: 1, ...outcomes.general },
       ],
     );
     expect(report).toEqual([rows[0], rows[2], rows[1], rows[3]]);
@@ -61,13 +106,13 @@ describe('formatReport', () => {
       [
         'Visits and sign-ups per link, all time',
         '',
-        'Marketer   Package       Visits  Unique visitors  Leads  Repeats  Conversion',
-        '7          (free trial)      12                9      1        0       11.1%',
-        '42         premium_reco      31               24      3        2       12.5%',
-        '42         classic_reco       0                0      1        0           —',
-        '(general)  (free trial)     120               95      6        1        6.3%',
-        '----------------------------------------------------------------------------',
-        'Total                       163              128     11        3        8.6%',
+        'Marketer   Package       Visits  Unique visitors  Leads  Repeats  Conversion  Contacted  Qualified  Clients  Lost  Client rate',
+        '7          (free trial)      12                9      1        0       11.1%          0          0        1     0       100.0%',
+        '42         premium_reco      31               24      3        2       12.5%          1          0        1     1        33.3%',
+        '42         classic_reco       0                0      1        0           —          0          0        0     0         0.0%',
+        '(general)  (free trial)     120               95      6        1        6.3%          2          1        2     0        33.3%',
+        '------------------------------------------------------------------------------------------------------------------------------',
+        'Total                       163              128     11        3        8.6%          3          1        4     1        36.4%',
         '',
         ...reportNotes,
         '',
@@ -83,6 +128,7 @@ describe('formatReport', () => {
       visitors: 1,
       leads: 0,
       repeats: 0,
+      ...none,
     };
     const text = formatReport([forged], 'table');
     for (const raw of ['\u001b', '\r', '\u202E', '\u2028']) expect(text).not.toContain(raw);
@@ -96,7 +142,7 @@ describe('formatReport', () => {
     expect(text.split('\n')[0]).toBe(
       'Visits and sign-ups per link, since 2025-03-01T00:00:00.000Z',
     );
-    expect(text).toMatch(/^Total +0 +0 +0 +0 +—$/m);
+    expect(text).toMatch(/^Total +0 +0 +0 +0 +— +0 +0 +0 +0 +—$/m);
   });
 
   it('writes CSV: one row per link, no total, empty for none, formulas disarmed', () => {
@@ -104,12 +150,12 @@ describe('formatReport', () => {
     expect(csv).toBe(
       '\uFEFF' +
         [
-          'marketing_id,package_key,visits,unique_visitors,leads,repeats,conversion_percent',
-          '7,,12,9,1,0,11.1',
-          '42,premium_reco,31,24,3,2,12.5',
-          '42,classic_reco,0,0,1,0,',
-          ',,120,95,6,1,6.3',
-          "'=1+1,,12,9,1,0,11.1",
+          'marketing_id,package_key,visits,unique_visitors,leads,repeats,conversion_percent,contacted,qualified,clients,lost,client_percent',
+          '7,,12,9,1,0,11.1,0,0,1,0,100.0',
+          '42,premium_reco,31,24,3,2,12.5,1,0,1,1,33.3',
+          '42,classic_reco,0,0,1,0,,0,0,0,0,0.0',
+          ',,120,95,6,1,6.3,2,1,2,0,33.3',
+          "'=1+1,,12,9,1,0,11.1,0,0,1,0,100.0",
           '',
         ].join('\r\n'),
     );
@@ -175,6 +221,14 @@ describeOnBackends('on $name', (backend) => {
       await visit('/register/register-client', '198.51.100.9');
       // Marketer 7's free-trial link brought a sign-up but no counted visit.
       await signUp('966500000004', { marketingId: '7' });
+      // What the CRM said of them later: counted on the day each lead signed up.
+      clock.now = new Date('2025-03-20T09:00:00Z');
+      const change = (phone: string, status: LeadStatus) =>
+        services.leadStatuses.change({ phone }, status, 'api', clock.now);
+      await change('966500000001', 'client');
+      await change('966500000002', 'client');
+      await change('966500000003', 'lost');
+      await change('966500000004', 'contacted');
       await app.close();
 
       let table = '';
@@ -187,24 +241,24 @@ describeOnBackends('on $name', (backend) => {
       expect(table.split('\n').slice(0, 7)).toEqual([
         'Visits and sign-ups per link, since 2025-03-02T00:00:00.000Z',
         '',
-        'Marketer   Package       Visits  Unique visitors  Leads  Repeats  Conversion',
-        '7          (free trial)       0                0      1        0           —',
-        '42         premium_reco       4                4      2        1       50.0%',
-        '(general)  (free trial)       1                1      0        0        0.0%',
-        '----------------------------------------------------------------------------',
+        'Marketer   Package       Visits  Unique visitors  Leads  Repeats  Conversion  Contacted  Qualified  Clients  Lost  Client rate',
+        '7          (free trial)       0                0      1        0           —          1          0        0     0         0.0%',
+        '42         premium_reco       4                4      2        1       50.0%          0          0        1     1        50.0%',
+        '(general)  (free trial)       1                1      0        0        0.0%          0          0        0     0            —',
+        '------------------------------------------------------------------------------------------------------------------------------',
       ]);
       expect(table.split('\n')[7]).toBe(
-        'Total                         5                5      3        1       60.0%',
+        'Total                         5                5      3        1       60.0%          1          0        1     1        33.3%',
       );
 
       const csv = await run(tsx, ['src/server/report.ts', '--format', 'csv'], {
         env: { ...process.env, ...env },
       });
       expect(csv.stdout.slice(1).split('\r\n')).toEqual([
-        'marketing_id,package_key,visits,unique_visitors,leads,repeats,conversion_percent',
-        '7,,0,0,1,0,',
-        '42,premium_reco,5,5,3,1,60.0',
-        ',,1,1,0,0,0.0',
+        'marketing_id,package_key,visits,unique_visitors,leads,repeats,conversion_percent,contacted,qualified,clients,lost,client_percent',
+        '7,,0,0,1,0,,1,0,0,0,0.0',
+        '42,premium_reco,5,5,3,1,60.0,0,0,2,1,66.7',
+        ',,1,1,0,0,0.0,0,0,0,0,',
         '',
       ]);
     }, 30_000);
@@ -220,13 +274,27 @@ describe('the report per campaign', () => {
         { utmSource: 'qr', utmCampaign: null, visits: 4, visitors: 4 },
       ],
       [
-        { utm_source: 'snapchat', utm_campaign: 'ramadan', leads: 5, repeats: 1 },
-        { utm_source: 'whatsapp', utm_campaign: null, leads: 2, repeats: 0 },
-        { utm_source: null, utm_campaign: null, leads: 4, repeats: 0 },
+        {
+          utm_source: 'snapchat',
+          utm_campaign: 'ramadan',
+          leads: 5,
+          repeats: 1,
+          ...outcomes.premium,
+        },
+        { utm_source: 'whatsapp', utm_campaign: null, leads: 2, repeats: 0, ...none },
+        { utm_source: null, utm_campaign: null, leads: 4, repeats: 0, ...outcomes.general },
       ],
     );
     expect(report).toEqual([
-      { utmSource: 'qr', utmCampaign: null, visits: 4, visitors: 4, leads: 0, repeats: 0 },
+      {
+        utmSource: 'qr',
+        utmCampaign: null,
+        visits: 4,
+        visitors: 4,
+        leads: 0,
+        repeats: 0,
+        ...none,
+      },
       {
         utmSource: 'snapchat',
         utmCampaign: 'ramadan',
@@ -234,27 +302,44 @@ describe('the report per campaign', () => {
         visitors: 20,
         leads: 5,
         repeats: 1,
+        ...outcomes.premium,
       },
-      { utmSource: 'whatsapp', utmCampaign: null, visits: 0, visitors: 0, leads: 2, repeats: 0 },
-      { utmSource: null, utmCampaign: null, visits: 50, visitors: 40, leads: 4, repeats: 0 },
+      {
+        utmSource: 'whatsapp',
+        utmCampaign: null,
+        visits: 0,
+        visitors: 0,
+        leads: 2,
+        repeats: 0,
+        ...none,
+      },
+      {
+        utmSource: null,
+        utmCampaign: null,
+        visits: 50,
+        visitors: 40,
+        leads: 4,
+        repeats: 0,
+        ...outcomes.general,
+      },
     ]);
     expect(formatCampaignReport(report, 'table').split('\n').slice(0, 9)).toEqual([
       'Visits and sign-ups per campaign, all time',
       '',
-      'Source    Campaign  Visits  Unique visitors  Leads  Repeats  Conversion',
-      'qr        (none)         4                4      0        0        0.0%',
-      'snapchat  ramadan       30               20      5        1       25.0%',
-      'whatsapp  (none)         0                0      2        0           —',
-      '(none)    (none)        50               40      4        0       10.0%',
-      '-----------------------------------------------------------------------',
-      'Total                   84               64     11        1       17.2%',
+      'Source    Campaign  Visits  Unique visitors  Leads  Repeats  Conversion  Contacted  Qualified  Clients  Lost  Client rate',
+      'qr        (none)         4                4      0        0        0.0%          0          0        0     0            —',
+      'snapchat  ramadan       30               20      5        1       25.0%          1          0        1     1        20.0%',
+      'whatsapp  (none)         0                0      2        0           —          0          0        0     0         0.0%',
+      '(none)    (none)        50               40      4        0       10.0%          2          1        2     0        50.0%',
+      '-------------------------------------------------------------------------------------------------------------------------',
+      'Total                   84               64     11        1       17.2%          3          1        3     1        27.3%',
     ]);
     expect(formatCampaignReport(report, 'table')).toContain(campaignReportNotes[0]);
     expect(formatCampaignReport([{ ...report[0]!, utmCampaign: '=1+1' }], 'csv')).toBe(
       '\uFEFF' +
         [
-          'utm_source,utm_campaign,visits,unique_visitors,leads,repeats,conversion_percent',
-          "qr,'=1+1,4,4,0,0,0.0",
+          'utm_source,utm_campaign,visits,unique_visitors,leads,repeats,conversion_percent,contacted,qualified,clients,lost,client_percent',
+          "qr,'=1+1,4,4,0,0,0.0,0,0,0,0,",
           '',
         ].join('\r\n'),
     );
@@ -323,12 +408,12 @@ describeOnBackends('on $name', (backend) => {
     expect(table.split('\n').slice(0, 8)).toEqual([
       'Visits and sign-ups per campaign, all time',
       '',
-      'Source    Campaign  Visits  Unique visitors  Leads  Repeats  Conversion',
-      'snapchat  ramadan        3                3      1        1       33.3%',
-      'whatsapp  (none)         1                1      1        0      100.0%',
-      '(none)    (none)         2                2      0        0        0.0%',
-      '-----------------------------------------------------------------------',
-      'Total                    6                6      2        1       33.3%',
+      'Source    Campaign  Visits  Unique visitors  Leads  Repeats  Conversion  Contacted  Qualified  Clients  Lost  Client rate',
+      'snapchat  ramadan        3                3      1        1       33.3%          0          0        0     0         0.0%',
+      'whatsapp  (none)         1                1      1        0      100.0%          0          0        0     0         0.0%',
+      '(none)    (none)         2                2      0        0        0.0%          0          0        0     0            —',
+      '-------------------------------------------------------------------------------------------------------------------------',
+      'Total                    6                6      2        1       33.3%          0          0        0     0         0.0%',
     ]);
 
     // The report per link is the same as ever: one link, all its visits and sign-ups.
@@ -341,6 +426,6 @@ describeOnBackends('on $name', (backend) => {
         err: (text) => expect.fail(text),
       },
     );
-    expect(byLink.slice(1).split('\r\n')[1]).toBe('42,premium_reco,6,6,2,1,33.3');
+    expect(byLink.slice(1).split('\r\n')[1]).toBe('42,premium_reco,6,6,2,1,33.3,0,0,0,0,0.0');
   }, 30_000);
 });

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { packageKeys } from '../domain/packages';
 import { otherCampaign } from './campaigns';
 import { csvCell, parseSince, readDatabase, type Output } from './cli';
-import { countSignUps, type SignUpCount } from './registrations/sign-up-counts';
+import { countSignUps, type Counted, type SignUpCount } from './registrations/sign-up-counts';
 import {
   createVisitRepository,
   type CampaignVisits,
@@ -14,12 +14,31 @@ export type ReportFormat = 'table' | 'csv';
 /** What a row is: a link (marketer and package) or a campaign (utm_source and utm_campaign). */
 export type ReportBy = 'link' | 'campaign';
 
-interface Counts {
+/**
+ * Visits, and the count of a lead: first sign-ups (a repeat, same phone and notes within 24
+ * hours, is counted apart) and of those the ones whose status is now each outcome.
+ */
+interface Counts extends Counted {
   visits: number;
   visitors: number;
-  /** First sign-ups; a repeat (same phone and notes within 24 hours) is counted apart. */
-  leads: number;
-  repeats: number;
+}
+
+const zero = (): Counts => ({
+  visits: 0,
+  visitors: 0,
+  leads: 0,
+  repeats: 0,
+  contacted: 0,
+  qualified: 0,
+  clients: 0,
+  lost: 0,
+});
+const outcomes = ['contacted', 'qualified', 'clients', 'lost'] as const;
+
+function addSignUps(row: Counts, counted: Counted): void {
+  row.leads += counted.leads;
+  row.repeats += counted.repeats;
+  for (const outcome of outcomes) row[outcome] += counted[outcome];
 }
 
 /** One link's numbers: a marketer (null: a general link) and a package (null: the free trial). */
@@ -43,6 +62,7 @@ export const reportNotes = [
   'Leads are first sign-ups; a repeat (same phone and notes within 24 hours) is counted apart, for the link of the lead it repeats.',
   'Deleted submissions (RETENTION_DAYS, erasure) are still counted, from daily totals.',
   'Conversion is leads / unique visitors. "(general)" is a link without a marketer; link-preview fetchers are not visits.',
+  "Contacted, qualified, clients and lost are leads whose status in the provider's CRM is that now (npm run lead, POST /api/leads/:id/status), counted on the day each lead signed up; the client rate is clients / leads.",
 ];
 
 export const campaignReportNotes = [
@@ -67,7 +87,7 @@ export function buildCampaignReport(
     const key = JSON.stringify([utmSource, utmCampaign]);
     let found = rows.get(key);
     if (found === undefined) {
-      found = { utmSource, utmCampaign, visits: 0, visitors: 0, leads: 0, repeats: 0 };
+      found = { utmSource, utmCampaign, ...zero() };
       rows.set(key, found);
     }
     return found;
@@ -78,9 +98,10 @@ export function buildCampaignReport(
     found.visitors += campaign.visitors;
   }
   for (const campaign of signUps) {
-    const found = row({ utmSource: campaign.utm_source, utmCampaign: campaign.utm_campaign });
-    found.leads += campaign.leads;
-    found.repeats += campaign.repeats;
+    addSignUps(
+      row({ utmSource: campaign.utm_source, utmCampaign: campaign.utm_campaign }),
+      campaign,
+    );
   }
   // By name, then other, none last.
   const rank = (value: string | null) => (value === null ? 2 : value === otherCampaign ? 1 : 0);
@@ -101,7 +122,7 @@ export function buildReport(
     const key = JSON.stringify([marketingId, packageKey]);
     let found = rows.get(key);
     if (found === undefined) {
-      found = { marketingId, packageKey, visits: 0, visitors: 0, leads: 0, repeats: 0 };
+      found = { marketingId, packageKey, ...zero() };
       rows.set(key, found);
     }
     return found;
@@ -111,11 +132,7 @@ export function buildReport(
     found.visits += link.visits;
     found.visitors += link.visitors;
   }
-  for (const link of signUps) {
-    const found = row(link.marketing_id, link.package_key);
-    found.leads += link.leads;
-    found.repeats += link.repeats;
-  }
+  for (const link of signUps) addSignUps(row(link.marketing_id, link.package_key), link);
   return [...rows.values()].sort(compareRows);
 }
 
@@ -150,21 +167,19 @@ export function visible(text: string): string {
   );
 }
 
-/** Leads per hundred unique visitors, one decimal; '—' when nobody visited. */
+/** Leads per hundred unique visitors (or clients per hundred leads), one decimal; '—' for none. */
 export function conversionRate(leads: number, visitors: number): string {
   return visitors === 0 ? '—' : `${((leads / visitors) * 100).toFixed(1)}%`;
 }
 
 function total(rows: Counts[]): Counts {
-  return rows.reduce(
-    (sum, row) => ({
-      visits: sum.visits + row.visits,
-      visitors: sum.visitors + row.visitors,
-      leads: sum.leads + row.leads,
-      repeats: sum.repeats + row.repeats,
-    }),
-    { visits: 0, visitors: 0, leads: 0, repeats: 0 },
-  );
+  const sum = zero();
+  for (const row of rows) {
+    sum.visits += row.visits;
+    sum.visitors += row.visitors;
+    addSignUps(sum, row);
+  }
+  return sum;
 }
 
 /** How a report of one kind names its rows: two text columns, then the counts. */
@@ -226,7 +241,10 @@ function formatRows<Row extends Counts>(
     const header = [
       ...layout.csvHeadings,
       'visits,unique_visitors,leads,repeats,conversion_percent',
+      'contacted,qualified,clients,lost,client_percent',
     ].join(',');
+    const percent = (part: number, whole: number) =>
+      whole === 0 ? '' : ((part / whole) * 100).toFixed(1);
     const lines = rows.map((row) =>
       [
         ...layout.labels(row).map(csvCell),
@@ -234,7 +252,9 @@ function formatRows<Row extends Counts>(
         row.visitors,
         row.leads,
         row.repeats,
-        row.visitors === 0 ? '' : ((row.leads / row.visitors) * 100).toFixed(1),
+        percent(row.leads, row.visitors),
+        ...outcomes.map((outcome) => row[outcome]),
+        percent(row.clients, row.leads),
       ].join(','),
     );
     return `\uFEFF${[header, ...lines].map((line) => `${line}\r\n`).join('')}`;
@@ -247,9 +267,23 @@ function formatRows<Row extends Counts>(
     String(row.leads),
     String(row.repeats),
     conversionRate(row.leads, row.visitors),
+    ...outcomes.map((outcome) => String(row[outcome])),
+    conversionRate(row.clients, row.leads),
   ];
   const table = [
-    [...layout.headings, 'Visits', 'Unique visitors', 'Leads', 'Repeats', 'Conversion'],
+    [
+      ...layout.headings,
+      'Visits',
+      'Unique visitors',
+      'Leads',
+      'Repeats',
+      'Conversion',
+      'Contacted',
+      'Qualified',
+      'Clients',
+      'Lost',
+      'Client rate',
+    ],
     ...rows.map((row) => {
       const [first, second] = layout.labels(row);
       return cells([first ?? layout.none[0], second ?? layout.none[1]], row);

@@ -4,6 +4,7 @@ import { describeError, openDatabase } from './db/database';
 import { migrateToLatest } from './db/migrate';
 import type { Database } from './db/schema';
 import type { Config } from './env';
+import { createLeadStatuses, type LeadStatuses } from './leads/lead-statuses';
 import { createMetrics, type Metrics } from './metrics';
 import { createProofOfWork, type ProofOfWork } from './registrations/proof-of-work';
 import {
@@ -26,6 +27,8 @@ export interface Services {
   /** Set when METRICS_PORT is: the plugins record into it. */
   metrics: Metrics | null;
   registrations: RegistrationRepository;
+  /** What became of each lead (POST /api/leads/:id/status). */
+  leadStatuses: LeadStatuses;
   /** Notes page visits in memory; plugins/visits.ts writes them every second. */
   visits: VisitCounter;
   /** The stored visits, for reading (the marketers' numbers). */
@@ -98,6 +101,7 @@ export async function createServices(
     redis,
     metrics,
     registrations,
+    leadStatuses: createLeadStatuses(database, { webhookEvents: config.webhooks !== undefined }),
     visits: createVisitCounter(visitRepository, { salts, now, log }),
     visitRepository,
     outbox: createOutbox(database),

@@ -10,14 +10,21 @@ const path = '/register/my-registration-link';
 const stats: MarketerStats = {
   marketing_id: '42',
   days: 30,
-  totals: { visits: 1250, unique_visitors: 1200, sign_ups: 30, conversion_percent: 2.5 },
+  totals: {
+    visits: 1250,
+    unique_visitors: 1200,
+    sign_ups: 30,
+    clients: 6,
+    conversion_percent: 2.5,
+    client_percent: 20,
+  },
   by_package: [
-    { package_key: null, visits: 1000, unique_visitors: 960, sign_ups: 20 },
-    { package_key: 'premium_reco', visits: 250, unique_visitors: 240, sign_ups: 10 },
+    { package_key: null, visits: 1000, unique_visitors: 960, sign_ups: 20, clients: 2 },
+    { package_key: 'premium_reco', visits: 250, unique_visitors: 240, sign_ups: 10, clients: 4 },
   ],
   by_day: [
-    { date: '2026-11-22', visits: 1000, sign_ups: 10 },
-    { date: '2026-11-23', visits: 250, sign_ups: 20 },
+    { date: '2026-11-22', visits: 1000, sign_ups: 10, clients: 4 },
+    { date: '2026-11-23', visits: 250, sign_ups: 20, clients: 2 },
   ],
 };
 
@@ -75,6 +82,83 @@ describe('the numbers on the link page', () => {
     expect(within(daysTable).getAllByRole('row')).toHaveLength(3);
   });
 
+  it('shows the clients among the sign-ups, their rate, and that each counts on its sign-up day', async () => {
+    turnOn();
+    stubFetch(() => json(stats));
+    renderApp(path);
+    const region = await screen.findByRole('region', { name: arStats.heading });
+    await within(region).findByText(arStats.statClientRate);
+    const total = (label: string) =>
+      within(region).getByText(label, { selector: 'dt' }).nextElementSibling;
+    expect(total(arStats.statClients)).toHaveTextContent('6');
+    expect(total(arStats.statClientRate)).toHaveTextContent('20');
+    expect(within(region).getByText(arStats.statsPeriodNote)).toBeVisible();
+    const packages = within(region).getAllByRole('table')[1]!;
+    const premium = within(packages).getByRole('row', {
+      name: new RegExp(packageLabels.premium_reco),
+    });
+    expect(within(premium).getAllByRole('cell').at(-1)).toHaveTextContent('4');
+    // A marketer has no team.
+    expect(within(region).queryByRole('region', { name: arStats.teamHeading })).toBeNull();
+    expect(within(region).queryByText(arStats.teamEmpty)).toBeNull();
+  });
+
+  it('shows a team leader their members in a table that sorts by clients', async () => {
+    turnOn();
+    const member = (marketing_id: string, clients: number) => ({
+      marketing_id,
+      visits: 10,
+      unique_visitors: 8,
+      sign_ups: 5,
+      clients,
+    });
+    stubFetch(() =>
+      json({
+        ...stats,
+        team: [member('43', 1), member('44', 3), member('45', 0)],
+        team_totals: { visits: 30, unique_visitors: 24, sign_ups: 15, clients: 4 },
+      }),
+    );
+    renderApp(path);
+    const team = await screen.findByRole('region', { name: arStats.teamHeading });
+    expect(team).toHaveAttribute('tabindex', '0');
+    const table = within(team).getByRole('table', { name: arStats.teamHeading });
+    const members = () =>
+      within(table)
+        .getAllByRole('rowheader')
+        .map((cell) => cell.textContent);
+    expect(within(table).getAllByRole('columnheader')).toHaveLength(5);
+    expect(members()).toEqual(['43', '44', '45', arStats.teamTotal]);
+    const sort = within(table).getByRole('button', { name: new RegExp(arStats.teamSortByClients) });
+    const clients = sort.closest('th')!;
+    expect(clients).toHaveAttribute('aria-sort', 'none');
+    fireEvent.click(sort);
+    expect(members()).toEqual(['44', '43', '45', arStats.teamTotal]);
+    expect(clients).toHaveAttribute('aria-sort', 'descending');
+    const total = within(table).getByRole('row', { name: new RegExp(arStats.teamTotal) });
+    expect(
+      within(total)
+        .getAllByRole('cell')
+        .map((cell) => cell.textContent),
+    ).toEqual(['30', '24', '15', '4']);
+    fireEvent.click(sort);
+    expect(members()).toEqual(['43', '44', '45', arStats.teamTotal]);
+  });
+
+  it('tells a team leader without members so', async () => {
+    turnOn();
+    stubFetch(() =>
+      json({
+        ...stats,
+        team: [],
+        team_totals: { visits: 0, unique_visitors: 0, sign_ups: 0, clients: 0 },
+      }),
+    );
+    renderApp(path);
+    expect(await screen.findByText(arStats.teamEmpty)).toBeInTheDocument();
+    expect(screen.queryByRole('region', { name: arStats.teamHeading })).toBeNull();
+  });
+
   it('asks again for the period picked', async () => {
     turnOn();
     const fetch = stubFetch(() => json(stats));
@@ -105,7 +189,14 @@ describe('the numbers on the link page', () => {
     expect(section()).toHaveAttribute('aria-busy', 'true');
     const empty = {
       ...stats,
-      totals: { visits: 0, unique_visitors: 0, sign_ups: 0, conversion_percent: null },
+      totals: {
+        visits: 0,
+        unique_visitors: 0,
+        sign_ups: 0,
+        clients: 0,
+        conversion_percent: null,
+        client_percent: null,
+      },
       by_package: [],
     };
     answer(Response.json(empty));

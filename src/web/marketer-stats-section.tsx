@@ -1,10 +1,12 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { ar, arStats } from '../domain/catalogue';
 import {
   marketerStatsPath,
   statsPeriods,
+  type LinkNumbers,
   type MarketerStats,
   type StatsPeriod,
+  type TeamMember,
 } from '../domain/marketer-stats';
 import { packageLabel } from '../domain/packages';
 
@@ -125,9 +127,15 @@ export function MarketerStatsSection({ storageKey }: { storageKey: string }) {
         </div>
       )}
       {loaded.kind === 'stats' && <Numbers stats={loaded.stats} />}
+      {loaded.kind === 'stats' && loaded.stats.team !== undefined && (
+        <Team members={loaded.stats.team} totals={loaded.stats.team_totals} />
+      )}
     </section>
   );
 }
+
+const rate = (value: number | null) =>
+  value === null ? arStats.statNone : percent.format(value / 100);
 
 function Numbers({ stats }: { stats: MarketerStats }) {
   const { totals } = stats;
@@ -140,23 +148,20 @@ function Numbers({ stats }: { stats: MarketerStats }) {
         <Total label={arStats.statVisits} value={numbers.format(totals.visits)} />
         <Total label={arStats.statUniqueVisitors} value={numbers.format(totals.unique_visitors)} />
         <Total label={arStats.statSignUps} value={numbers.format(totals.sign_ups)} />
-        <Total
-          label={arStats.statConversion}
-          value={
-            totals.conversion_percent === null
-              ? arStats.statNone
-              : percent.format(totals.conversion_percent / 100)
-          }
-        />
+        <Total label={arStats.statConversion} value={rate(totals.conversion_percent)} />
+        <Total label={arStats.statClients} value={numbers.format(totals.clients)} />
+        <Total label={arStats.statClientRate} value={rate(totals.client_percent)} />
       </dl>
+      <p className="note">{arStats.statsPeriodNote}</p>
       <DayChart days={stats.by_day} />
-      <table className="stats-table">
+      <ScrollingTable caption={arStats.statsByPackage} id="packages-caption">
         <thead>
           <tr>
             <th scope="col">{ar.fieldPackage}</th>
             <th scope="col">{arStats.statVisits}</th>
             <th scope="col">{arStats.statUniqueVisitors}</th>
             <th scope="col">{arStats.statSignUps}</th>
+            <th scope="col">{arStats.statClients}</th>
           </tr>
         </thead>
         <tbody>
@@ -168,11 +173,95 @@ function Numbers({ stats }: { stats: MarketerStats }) {
               <td>{numbers.format(row.visits)}</td>
               <td>{numbers.format(row.unique_visitors)}</td>
               <td>{numbers.format(row.sign_ups)}</td>
+              <td>{numbers.format(row.clients)}</td>
             </tr>
           ))}
         </tbody>
-      </table>
+      </ScrollingTable>
     </>
+  );
+}
+
+/**
+ * A table wider than a narrow phone: it scrolls sideways on its own, in a region named by its
+ * caption that the keyboard can reach (and so scroll), while the page keeps its width.
+ */
+function ScrollingTable({
+  caption,
+  id,
+  children,
+}: {
+  caption: string;
+  id: string;
+  children: ReactNode;
+}) {
+  return (
+    <div className="table-scroll" role="region" aria-labelledby={id} tabIndex={0}>
+      <table className="stats-table">
+        <caption id={id}>{caption}</caption>
+        {children}
+      </table>
+    </div>
+  );
+}
+
+/**
+ * A team leader's members, under the leader's own numbers: in the order the platform lists
+ * them, or by clients, most first. On a narrow phone the table scrolls sideways in a region
+ * that the keyboard can reach.
+ */
+function Team({ members, totals }: { members: TeamMember[]; totals: LinkNumbers | undefined }) {
+  const [byClients, setByClients] = useState(false);
+  if (members.length === 0) return <p className="message">{arStats.teamEmpty}</p>;
+  const rows = byClients ? [...members].sort((a, b) => b.clients - a.clients) : members;
+  const cells = (row: LinkNumbers) => (
+    <>
+      <td>{numbers.format(row.visits)}</td>
+      <td>{numbers.format(row.unique_visitors)}</td>
+      <td>{numbers.format(row.sign_ups)}</td>
+      <td>{numbers.format(row.clients)}</td>
+    </>
+  );
+  return (
+    <ScrollingTable caption={arStats.teamHeading} id="team-caption">
+      <thead>
+        <tr>
+          <th scope="col">{arStats.teamMember}</th>
+          <th scope="col">{arStats.statVisits}</th>
+          <th scope="col">{arStats.statUniqueVisitors}</th>
+          <th scope="col">{arStats.statSignUps}</th>
+          <th scope="col" aria-sort={byClients ? 'descending' : 'none'}>
+            <button
+              type="button"
+              className="sort"
+              aria-pressed={byClients}
+              onClick={() => setByClients((sorted) => !sorted)}
+            >
+              {arStats.statClients}
+              <span className="visually-hidden">{` (${arStats.teamSortByClients})`}</span>
+            </button>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((member) => (
+          <tr key={member.marketing_id}>
+            <th scope="row">
+              <bdi>{member.marketing_id}</bdi>
+            </th>
+            {cells(member)}
+          </tr>
+        ))}
+      </tbody>
+      {totals !== undefined && (
+        <tfoot>
+          <tr>
+            <th scope="row">{arStats.teamTotal}</th>
+            {cells(totals)}
+          </tr>
+        </tfoot>
+      )}
+    </ScrollingTable>
   );
 }
 
@@ -227,24 +316,29 @@ function DayChart({ days }: { days: MarketerStats['by_day'] }) {
           );
         })}
       </svg>
-      <table className="visually-hidden">
-        <thead>
-          <tr>
-            <th scope="col">{arStats.statDate}</th>
-            <th scope="col">{arStats.statVisits}</th>
-            <th scope="col">{arStats.statSignUps}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {days.map((day) => (
-            <tr key={day.date}>
-              <th scope="row">{formatDate(day.date)}</th>
-              <td>{numbers.format(day.visits)}</td>
-              <td>{numbers.format(day.sign_ups)}</td>
+      {/* A table is never narrower than its cells: hidden inside a box that is. */}
+      <div className="visually-hidden">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{arStats.statDate}</th>
+              <th scope="col">{arStats.statVisits}</th>
+              <th scope="col">{arStats.statSignUps}</th>
+              <th scope="col">{arStats.statClients}</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {days.map((day) => (
+              <tr key={day.date}>
+                <th scope="row">{formatDate(day.date)}</th>
+                <td>{numbers.format(day.visits)}</td>
+                <td>{numbers.format(day.sign_ups)}</td>
+                <td>{numbers.format(day.clients)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }

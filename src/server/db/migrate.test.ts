@@ -123,7 +123,18 @@ describeOnBackends('on $name', ({ database: kind }) => {
 
     expect(
       await countSignUps(database.db, ['marketing_id', 'utm_source'], { repeats: true }),
-    ).toEqual([{ marketing_id: '42', utm_source: null, leads: 4, repeats: 1 }]);
+    ).toEqual([
+      {
+        marketing_id: '42',
+        utm_source: null,
+        leads: 4,
+        repeats: 1,
+        contacted: 0,
+        qualified: 0,
+        clients: 0,
+        lost: 0,
+      },
+    ]);
     expect(await test.events()).toMatchObject([{ id: 'msg_1', subject_id: 'a' }]);
     // No foreign key any more: erasure deletes a person's events itself.
     await sql`delete from registrations where id = 'a'`.execute(database.db);
@@ -188,6 +199,41 @@ describeOnBackends('on $name', ({ database: kind }) => {
       privacy_version: '2026-11',
       channel: 'form',
     });
+  });
+
+  it('makes every stored lead new, a repeat without a status, and goes down and up again', async () => {
+    const test = await createTestDatabase(kind);
+    onTestFinished(() => test.drop());
+    const database = await openDatabase(loadConfig({ DATABASE_URL: test.url }).database);
+    onTestFinished(() => database.close());
+    const before = '2026-11-25T0920-webhook-event-subjects';
+    const { error } = await (await migrator(database)).migrateTo(before);
+    if (error !== undefined) throw error;
+    await sql`insert into registrations (id, created_at, name, phone, notes, marketing_id,
+        repeat_of)
+      values ('a', '2025-03-01T09:00:00.000Z', 'سارة', '966500000001', ${notes}, '42', null),
+        ('b', '2025-03-01T10:00:00.000Z', 'سارة', '966500000001', ${notes}, '42', 'a')`.execute(
+      database.db,
+    );
+
+    await migrateToLatest(database);
+
+    expect(
+      (await test.rows()).map(({ id, status, status_changed_at }) => ({
+        id,
+        status,
+        status_changed_at,
+      })),
+    ).toEqual([
+      { id: 'a', status: 'new', status_changed_at: null },
+      { id: 'b', status: null, status_changed_at: null },
+    ]);
+    const down = await (await migrator(database)).migrateTo(before);
+    if (down.error !== undefined) throw down.error;
+    expect(await test.rows()).toHaveLength(2);
+    expect(await test.rows()).not.toContainEqual(expect.objectContaining({ status: 'new' }));
+    await migrateToLatest(database);
+    expect((await test.rows()).map(({ status }) => status)).toEqual(['new', null]);
   });
 
   it.runIf(kind === 'postgres')(

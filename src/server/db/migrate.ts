@@ -12,6 +12,7 @@ import * as signUpTotals from './migrations/2026-11-23T1900-sign-up-totals';
 import * as dropRegisterFunctions from './migrations/2026-11-25T0900-drop-register-functions';
 import * as signUpTotalsCampaign from './migrations/2026-11-25T0910-sign-up-totals-campaign';
 import * as webhookEventSubjects from './migrations/2026-11-25T0920-webhook-event-subjects';
+import * as leadStatuses from './migrations/2026-11-25T1100-lead-statuses';
 import * as spentChallenges from './migrations/2026-11-25T1200-spent-challenges';
 import * as visitAddresses from './migrations/2026-11-25T1210-visit-addresses';
 import * as consentEvidence from './migrations/2026-11-25T1300-consent-evidence';
@@ -31,6 +32,7 @@ const sqliteMigrations: Record<string, Migration> = {
   '2026-11-23T1900-sign-up-totals': signUpTotals,
   '2026-11-25T0910-sign-up-totals-campaign': signUpTotalsCampaign,
   '2026-11-25T0920-webhook-event-subjects': webhookEventSubjects,
+  '2026-11-25T1100-lead-statuses': leadStatuses,
   '2026-11-25T1200-spent-challenges': spentChallenges,
   '2026-11-25T1210-visit-addresses': visitAddresses,
   '2026-11-25T1300-consent-evidence': consentEvidence,
@@ -48,6 +50,7 @@ const postgresMigrations: Record<string, Migration> = {
   '2026-11-25T0900-drop-register-functions': dropRegisterFunctions,
   '2026-11-25T0910-sign-up-totals-campaign': signUpTotalsCampaign,
   '2026-11-25T0920-webhook-event-subjects': webhookEventSubjects,
+  '2026-11-25T1100-lead-statuses': leadStatuses,
   '2026-11-25T1200-spent-challenges': spentChallenges,
   '2026-11-25T1210-visit-addresses': visitAddresses,
   '2026-11-25T1300-consent-evidence': consentEvidence,

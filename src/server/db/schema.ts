@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { LeadStatus } from '../../domain/lead-status';
 
 // Column types as stored. created_at is UTC ISO-8601 text on both kinds, so that ordering and
 // the 24-hour window compare as plain strings and the export prints the same text from either.
@@ -25,12 +26,16 @@ export interface RegistrationsTable {
   privacy_url: string;
   privacy_version: string;
   channel: SignUpChannel | '';
+  /** What became of the lead (its last change); null on a repeat, whose lead's is the one. */
+  status: LeadStatus | null;
+  /** When the status last changed; null while the lead is as it came (`new`) or on a repeat. */
+  status_changed_at: string | null;
 }
 
 /** How a submission came: the pages' JSON API call, or the form posted without JavaScript. */
 export type SignUpChannel = 'api' | 'form';
 
-/** Its columns in table order: the insert's column list and the export's fields. */
+/** Its columns in the export's order (the lead's status last, as it was appended to the export). */
 export const registrationColumns = [
   'id',
   'created_at',
@@ -50,6 +55,8 @@ export const registrationColumns = [
   'privacy_url',
   'privacy_version',
   'channel',
+  'status',
+  'status_changed_at',
 ] as const satisfies (keyof RegistrationsTable)[];
 
 // One row per UTC day (YYYY-MM-DD), link and visitor; '' for no marketer or no package.
@@ -88,13 +95,31 @@ export interface SignUpTotalsTable {
   utm_campaign: string;
   leads: number;
   repeats: number;
+  /** Of those leads, how many had each outcome when they were deleted. */
+  contacted: number;
+  qualified: number;
+  clients: number;
+  lost: number;
 }
 
-export type WebhookEventType = 'registration.created' | 'registration.repeated';
+/** Every change of a lead's status: the lead's history, and the subject of its webhook event. */
+export interface LeadStatusChangesTable {
+  id: string;
+  /** The lead (a first row). */
+  registration_id: string;
+  status: LeadStatus;
+  previous_status: LeadStatus;
+  changed_at: string;
+  /** Who sent it: the CRM through the API, or a person with `npm run lead`. */
+  changed_by: 'api' | 'cli';
+}
+
+export type WebhookEventType =
+  'registration.created' | 'registration.repeated' | 'registration.status_changed';
 export type WebhookEventStatus = 'pending' | 'delivered' | 'failed';
 
 // The outbox (docs/webhooks.md). An event is about a subject, whose id its type tells how to
-// read (today every type's subject is a registration). Times are ISO text, as in
+// read (a registration, or for a status change its row in lead_status_changes). Times are ISO text, as in
 // registrations. `locked_until` is the claim of the instance delivering it (a lease).
 export interface WebhookEventsTable {
   id: string;
@@ -121,6 +146,7 @@ export interface Tables {
   visits: VisitsTable;
   visit_totals: VisitTotalsTable;
   sign_up_totals: SignUpTotalsTable;
+  lead_status_changes: LeadStatusChangesTable;
   webhook_events: WebhookEventsTable;
   spent_challenges: SpentChallengesTable;
 }

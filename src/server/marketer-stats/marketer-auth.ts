@@ -27,7 +27,8 @@ const publicKeyAlgorithms = [
 ];
 
 export type MarketerCheck =
-  | { kind: 'marketer'; marketingId: string }
+  /** team: a team leader's members, as the token lists them; never set for a plain marketer. */
+  | { kind: 'marketer'; marketingId: string; team?: string[] }
   /** No token, or one that is not valid now: 401. */
   | { kind: 'refused' }
   /** A valid token of someone who is not a marketer: 403. */
@@ -144,8 +145,22 @@ export function createMarketerVerifier(
     if (!marketerRoles.includes(role as (typeof marketerRoles)[number])) {
       return { kind: 'forbidden' };
     }
-    return { kind: 'marketer', marketingId: sub };
+    // Only a team leader has a team, whatever claims a marketer's token carries.
+    if (role !== 'team_leader_marketing') return { kind: 'marketer', marketingId: sub };
+    return { kind: 'marketer', marketingId: sub, team: teamOf(payload[config.teamClaim]) };
   };
+}
+
+/**
+ * The members a leader's token lists: marketer ids, as text or whole numbers, each once and in
+ * the token's order. A claim that is missing, or not a list, is no member.
+ */
+function teamOf(claim: unknown): string[] {
+  if (!Array.isArray(claim)) return [];
+  const ids = claim
+    .map((id) => (typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : id))
+    .filter((id): id is string => typeof id === 'string' && id !== '');
+  return [...new Set(ids)];
 }
 
 /** The token of a request: `Authorization: Bearer …`, else the named cookie. */

@@ -9,10 +9,12 @@ import {
   type JWK,
   type JWTPayload,
 } from 'jose';
-import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ar, arStats } from '../../domain/catalogue';
 import { marketerStatsMeta } from '../../domain/marketer-stats';
-import { buildPayload } from '../../domain/registration';
+import type { LeadStatus } from '../../domain/lead-status';
+import type { MarketerStats } from '../../domain/marketer-stats';
+import { buildPayload, registrationSchema } from '../../domain/registration';
 import { buildTestApp, describeOnBackends } from '../../../testing/server-test-helpers';
 
 const issuer = 'https://platform.example';
@@ -127,14 +129,22 @@ describeOnBackends('on $name', (backend) => {
     expect(body).toMatchObject({
       marketing_id: '42',
       days: 30,
-      totals: { visits: 3, unique_visitors: 3, sign_ups: 2, conversion_percent: 66.7 },
+      totals: {
+        visits: 3,
+        unique_visitors: 3,
+        sign_ups: 2,
+        conversion_percent: 66.7,
+        clients: 0,
+        client_percent: 0,
+      },
       by_package: [
-        { package_key: null, visits: 1, unique_visitors: 1, sign_ups: 1 },
-        { package_key: 'premium_reco', visits: 2, unique_visitors: 2, sign_ups: 1 },
+        { package_key: null, visits: 1, unique_visitors: 1, sign_ups: 1, clients: 0 },
+        { package_key: 'premium_reco', visits: 2, unique_visitors: 2, sign_ups: 1, clients: 0 },
       ],
     });
+    expect(body).not.toHaveProperty('team');
     expect(body.by_day).toHaveLength(30);
-    expect(body.by_day.at(-1)).toEqual({ date: today, visits: 3, sign_ups: 2 });
+    expect(body.by_day.at(-1)).toEqual({ date: today, visits: 3, sign_ups: 2, clients: 0 });
   });
 
   it('counts the finished days, rolled up, with today, each on its own date', async () => {
@@ -166,12 +176,12 @@ describeOnBackends('on $name', (backend) => {
     const week = (await stats(bearer, '?days=7')).json<{ by_day: unknown[] }>();
     expect(week).toMatchObject({ totals: { visits: 2, unique_visitors: 2, sign_ups: 1 } });
     expect(week.by_day.slice(-2)).toEqual([
-      { date: '2026-11-22', visits: 1, sign_ups: 1 },
-      { date: '2026-11-23', visits: 1, sign_ups: 0 },
+      { date: '2026-11-22', visits: 1, sign_ups: 1, clients: 0 },
+      { date: '2026-11-23', visits: 1, sign_ups: 0, clients: 0 },
     ]);
     expect((await stats(bearer, '?days=1')).json()).toMatchObject({
-      totals: { visits: 1, sign_ups: 0 },
-      by_day: [{ date: '2026-11-23', visits: 1, sign_ups: 0 }],
+      totals: { visits: 1, sign_ups: 0, client_percent: null },
+      by_day: [{ date: '2026-11-23', visits: 1, sign_ups: 0, clients: 0 }],
     });
   });
 
@@ -392,6 +402,163 @@ describeOnBackends('on $name', (backend) => {
     const { app } = await start({ ...jwksEnv(), MARKETER_AUTH_STORAGE_KEY: 'platform"token' });
     const page = await app.inject({ method: 'GET', url: '/register/marketer/42' });
     expect(page.body).toContain(`<meta name="${marketerStatsMeta}" content="platform&#34;token">`);
+  });
+
+  describe('what became of the leads, and a team leader’s team', () => {
+    const clock = { now: new Date('2026-11-25T12:00:00Z') };
+    /** Marketers 42 (the leader), 43, 44 and 45: visits and leads on 2026-11-24 and 25. */
+    async function withTeam(env: Record<string, string> = jwksEnv()) {
+      clock.now = new Date('2026-11-24T12:00:00Z');
+      const test = await start(env, () => clock.now);
+      const { app, services } = test;
+      const visit = async (marketingId: string, agent: string) => {
+        await app.inject({
+          url: `/register/marketer/${marketingId}`,
+          headers: { 'user-agent': agent },
+        });
+        await new Promise((resolve) => setImmediate(resolve));
+        await services.visits.flush();
+      };
+      let phones = 0;
+      const signUp = async (marketingId: string) =>
+        (
+          await services.registrations.register(
+            registrationSchema.parse(
+              buildPayload(
+                {
+                  name: 'سارة',
+                  email: '',
+                  phone: `9665000000${String(++phones).padStart(2, '0')}`,
+                },
+                { marketingId },
+              ),
+            ),
+            clock.now,
+            'api',
+          )
+        ).id;
+      const client = (id: string, status: LeadStatus = 'client') =>
+        services.leadStatuses.change({ id }, status, 'api', clock.now);
+      // The 24th: 42 brings two leads, one a client later; 43 one, a client.
+      await visit('42', phone);
+      await client(await signUp('42'));
+      await signUp('42');
+      await visit('43', phone);
+      await visit('43', laptop);
+      await client(await signUp('43'));
+      clock.now = new Date('2026-11-25T12:00:00Z');
+      // The 25th: 42 one more lead, lost; 44 one lead; 99, in no team, a client.
+      await visit('42', laptop);
+      await client(await signUp('42'), 'lost');
+      await signUp('44');
+      await client(await signUp('99'));
+      return test;
+    }
+
+    it('gives a marketer their clients: by package, by the day each lead signed up, and their rate', async () => {
+      const { key, stats } = await withTeam();
+      const body = (await stats(await token(key), '?days=7')).json<MarketerStats>();
+      expect(body.totals).toEqual({
+        visits: 2,
+        unique_visitors: 2,
+        sign_ups: 3,
+        clients: 1,
+        conversion_percent: 150,
+        client_percent: 33.3,
+      });
+      expect(body.by_package).toEqual([
+        { package_key: null, visits: 2, unique_visitors: 2, sign_ups: 3, clients: 1 },
+      ]);
+      expect(body.by_day.slice(-2)).toEqual([
+        { date: '2026-11-24', visits: 1, sign_ups: 2, clients: 1 },
+        { date: '2026-11-25', visits: 1, sign_ups: 1, clients: 0 },
+      ]);
+      expect(body).not.toHaveProperty('team');
+      expect(body).not.toHaveProperty('team_totals');
+    });
+
+    it('gives a team leader the numbers of exactly the members their token lists', async () => {
+      const { key, stats } = await withTeam();
+      const leader = await token(key, {
+        role: 'team_leader_marketing',
+        // An id as a number, one twice, one with nothing yet, and one that is not an id.
+        team: ['43', 44, '43', '45', { id: '99' }],
+      });
+      const body = (await stats(leader, '?days=7')).json<MarketerStats>();
+      expect(body.marketing_id).toBe('42');
+      expect(body.totals).toMatchObject({ visits: 2, sign_ups: 3, clients: 1 });
+      expect(body.team).toEqual([
+        { marketing_id: '43', visits: 2, unique_visitors: 2, sign_ups: 1, clients: 1 },
+        { marketing_id: '44', visits: 0, unique_visitors: 0, sign_ups: 1, clients: 0 },
+        { marketing_id: '45', visits: 0, unique_visitors: 0, sign_ups: 0, clients: 0 },
+      ]);
+      expect(body.team_totals).toEqual({ visits: 2, unique_visitors: 2, sign_ups: 2, clients: 1 });
+      // Today only: 43's day is the 24th.
+      expect((await stats(leader, '?days=1')).json<MarketerStats>().team_totals).toEqual({
+        visits: 0,
+        unique_visitors: 0,
+        sign_ups: 1,
+        clients: 0,
+      });
+      // No query adds a member.
+      for (const query of ['?days=7&team=99', '?days=7&marketing_id=99&team[]=99']) {
+        const asked = await stats(leader, query);
+        if (asked.statusCode === 200) {
+          expect(asked.json<MarketerStats>().team?.map((m) => m.marketing_id)).toEqual([
+            '43',
+            '44',
+            '45',
+          ]);
+        } else {
+          expect(asked.statusCode).toBe(400);
+        }
+      }
+    });
+
+    it('gives a team leader without members an empty team', async () => {
+      const { key, stats } = await withTeam();
+      for (const team of [undefined, [], 'not a list']) {
+        const body = (
+          await stats(await token(key, { role: 'team_leader_marketing', team }), '?days=7')
+        ).json<MarketerStats>();
+        expect(body.totals).toMatchObject({ sign_ups: 3 });
+        expect(body.team).toEqual([]);
+        expect(body.team_totals).toEqual({
+          visits: 0,
+          unique_visitors: 0,
+          sign_ups: 0,
+          clients: 0,
+        });
+      }
+    });
+
+    it('never gives a marketer a team, whatever claims their token carries', async () => {
+      const { key, stats } = await withTeam();
+      const body = (
+        await stats(await token(key, { role: 'marketing', team: ['43', '44'] }), '?days=7')
+      ).json<MarketerStats>();
+      expect(body).not.toHaveProperty('team');
+      expect(body).not.toHaveProperty('team_totals');
+      expect(body.totals).toMatchObject({ sign_ups: 3, clients: 1 });
+    });
+
+    it('reads the members from the claim MARKETER_AUTH_TEAM_CLAIM names', async () => {
+      const { key, stats } = await withTeam({
+        ...jwksEnv(),
+        MARKETER_AUTH_TEAM_CLAIM: 'https://platform.example/team',
+      });
+      const body = (
+        await stats(
+          await token(key, {
+            role: 'team_leader_marketing',
+            team: ['44'],
+            'https://platform.example/team': ['43'],
+          }),
+          '?days=7',
+        )
+      ).json<MarketerStats>();
+      expect(body.team?.map((member) => member.marketing_id)).toEqual(['43']);
+    });
   });
 
   it('is off without MARKETER_AUTH_*: the path is a 404 like any other', async () => {

@@ -9,12 +9,14 @@ import type { MarketerAuthConfig } from '../env';
 import { countSignUps } from '../registrations/sign-up-counts';
 import type { VisitRepository } from '../visits/visit-repository';
 import { createMarketerVerifier, tokenOf } from '../marketer-stats/marketer-auth';
-import { buildMarketerStats, firstDay } from '../marketer-stats/marketer-stats';
+import { buildMarketerStats, buildTeam, firstDay } from '../marketer-stats/marketer-stats';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The marketer the request's token names, once verified. */
     marketingId?: string;
+    /** A team leader's members, as their token lists them; never set for a plain marketer. */
+    team?: string[];
   }
 }
 
@@ -38,8 +40,9 @@ const query = z.object({
 });
 
 /**
- * GET /api/marketer/stats: a marketer's own numbers, for the subject of the platform's token
- * (docs/marketer-kit.md); no parameter can name another marketer. Registered under /api only
+ * GET /api/marketer/stats: a marketer's own numbers, for the subject of the platform's token,
+ * and a team leader's team's, for the members the token lists (docs/marketer-kit.md); no
+ * parameter can name another marketer. Registered under /api only
  * when MARKETER_AUTH_* is set, so that without it the path is a 404 like any other.
  */
 export const marketerStatsPlugin: FastifyPluginAsyncZod<MarketerStatsOptions> = async (
@@ -91,6 +94,7 @@ export const marketerStatsPlugin: FastifyPluginAsyncZod<MarketerStatsOptions> = 
       return reply.code(403).send({ error: ar.errorNotAuthorized });
     }
     request.marketingId = check.marketingId;
+    request.team = check.team;
   });
 
   app.get(
@@ -107,15 +111,22 @@ export const marketerStatsPlugin: FastifyPluginAsyncZod<MarketerStatsOptions> = 
       },
     },
     async (request) => {
-      const marketingId = request.marketingId!;
+      const { marketingId, team } = request as { marketingId: string; team?: string[] };
       const { days } = request.query;
       const today = now();
       const since = firstDay(days, today);
       const [visited, leads] = await Promise.all([
         visits.marketerDays(marketingId, since),
-        countSignUps(database.db, ['day', 'package_key'], { since, marketingId }),
+        countSignUps(database.db, ['day', 'package_key'], { since, marketingIds: [marketingId] }),
       ]);
-      return buildMarketerStats(marketingId, days, today, visited, leads);
+      const stats = buildMarketerStats(marketingId, days, today, visited, leads);
+      if (team === undefined) return stats;
+      // The members by marketer only: fifty of them are fifty rows, read in one statement each.
+      const [teamVisits, teamLeads] = await Promise.all([
+        visits.marketerTotals(team, since),
+        countSignUps(database.db, ['marketing_id'], { since, marketingIds: team }),
+      ]);
+      return { ...stats, ...buildTeam(team, teamVisits, teamLeads) };
     },
   );
 };

@@ -19,7 +19,7 @@ describe('retentionPlugin', () => {
       intervalMs: 1_000,
       deleteSubmissions: async (selection) => {
         asked.push(selection);
-        return { ids: [], webhookEvents: 0 };
+        return { ids: [], statusChanges: 0, webhookEvents: 0 };
       },
     });
     await app.ready();

@@ -24,12 +24,12 @@ export const retentionPlugin = fp<RetentionPluginOptions>(
     async function deleteExpired() {
       try {
         const createdBefore = new Date(now().getTime() - days * dayMs).toISOString();
-        const { ids, webhookEvents } = await deleteSubmissions({ createdBefore });
+        const { ids, webhookEvents, statusChanges } = await deleteSubmissions({ createdBefore });
         // How many, never which: an id leads to nothing once its row is gone, yet a log is
         // kept longer than the data and copied wider.
         if (ids.length > 0) {
           app.log.info(
-            { submissions: ids.length, webhookEvents, retentionDays: days },
+            { submissions: ids.length, webhookEvents, statusChanges, retentionDays: days },
             'submissions past RETENTION_DAYS deleted',
           );
         }

@@ -1,22 +1,40 @@
 import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { writeTransaction } from '../db/dialect';
-import { countKeys, storedCounts } from './sign-up-counts';
-import type { Database, RegistrationsTable, Tables, WebhookEventsTable } from '../db/schema';
+import { countColumns, countKeys, storedCounts } from './sign-up-counts';
+import type {
+  Database,
+  LeadStatusChangesTable,
+  RegistrationsTable,
+  Tables,
+  WebhookEventsTable,
+} from '../db/schema';
 
 // Issue 15 (the PDPL): submissions deleted by age (RETENTION_DAYS) or on a person's request
 // (`npm run person -- --erase`), and everything stored about one person.
 
+/**
+ * The lock a deletion holds. A change of a lead's status takes it too (leads/lead-statuses.ts):
+ * otherwise a change could be written, with its event, for a lead being deleted, after the
+ * deletion had read its history, and outlive it.
+ */
+export const deletionLock = 'personal data deletion';
+
 /** Whose submissions: by age, or one person by phone or by e-mail. */
 export type Selection = { createdBefore: string } | { phone: string } | { email: string };
 
-/** What a deletion removed: the submissions' ids and how many webhook events went with them. */
+/**
+ * What a deletion removed: the submissions' ids, and how many changes of their status and
+ * webhook events went with them.
+ */
 export interface Deleted {
   ids: string[];
+  statusChanges: number;
   webhookEvents: number;
 }
 
-/** One submission and its webhook events, as the person command prints them. */
+/** One submission, its status's history and its webhook events, as the person command prints them. */
 export type PersonRow = RegistrationsTable & {
+  status_changes: LeadStatusChangesTable[];
   webhook_events: WebhookEventsTable[];
 };
 
@@ -67,19 +85,21 @@ async function promoteRepeats(
     if (lead === null) continue;
     const promoted = newLead.get(lead);
     if (promoted === undefined) newLead.set(lead, id);
+    // A promoted repeat starts as every lead does: the history of its lead goes with that lead.
     await trx
       .updateTable('registrations')
-      .set({ repeat_of: promoted ?? null })
+      .set(promoted === undefined ? { repeat_of: null, status: 'new' } : { repeat_of: promoted })
       .where('id', '=', id)
       .execute();
   }
 }
 
 /**
- * Deletes the selected submissions and their webhook events in one transaction, after adding
- * their counts to the daily totals that every count of a lead reads (sign-up-counts.ts), each
- * for its lead's link and campaign. Deleting what is already gone does nothing; two instances
- * (or the command and a server) deleting at once take turns, so nothing is counted twice.
+ * Deletes the selected submissions, the history of their status and every webhook event about
+ * either in one transaction, after adding their counts to the daily totals that every count of a
+ * lead reads (sign-up-counts.ts), each for its lead's link and campaign. Deleting what is
+ * already gone does nothing; two instances (or the command and a server) deleting at once take
+ * turns, so nothing is counted twice.
  */
 export async function deleteSubmissions(
   database: Database,
@@ -87,7 +107,7 @@ export async function deleteSubmissions(
 ): Promise<Deleted> {
   const deleted = await writeTransaction(
     database,
-    ['personal data deletion'],
+    [deletionLock],
     async (trx): Promise<Deleted> => {
       const rows = await trx
         .selectFrom('registrations')
@@ -97,39 +117,56 @@ export async function deleteSubmissions(
         .orderBy('id')
         .execute();
       const ids = rows.map(({ id }) => id);
-      if (ids.length === 0) return { ids, webhookEvents: 0 };
+      if (ids.length === 0) return { ids, statusChanges: 0, webhookEvents: 0 };
       // As a subquery (retention may choose more rows than a statement takes parameters). No
       // selection depends on what promoteRepeats changes: the repeats left behind, not chosen.
       const chosen = trx.selectFrom('registrations').select('id').where(selected(trx, selection));
+      const changes = trx
+        .selectFrom('lead_status_changes')
+        .select('id')
+        .where('registration_id', 'in', chosen);
       // Counted first, as every count of a lead counts them (sign-up-counts.ts).
       const counted = storedCounts(trx, { since: '', ids: chosen, repeats: true }).as('counted');
       await trx
         .insertInto('sign_up_totals')
-        .columns([...countKeys, 'leads', 'repeats'])
+        .columns([...countKeys, ...countColumns])
         .expression(
           trx
             .selectFrom(counted)
             .select((eb) => [
               ...countKeys,
-              eb.fn.sum<number>('leads').as('leads'),
-              eb.fn.sum<number>('repeats').as('repeats'),
+              ...countColumns.map((column) => eb.fn.sum<number>(column).as(column)),
             ])
             .groupBy([...countKeys]),
         )
         .onConflict((oc) =>
-          oc.columns([...countKeys]).doUpdateSet((eb) => ({
-            leads: eb(eb.ref('sign_up_totals.leads'), '+', eb.ref('excluded.leads')),
-            repeats: eb(eb.ref('sign_up_totals.repeats'), '+', eb.ref('excluded.repeats')),
-          })),
+          oc
+            .columns([...countKeys])
+            .doUpdateSet((eb) =>
+              Object.fromEntries(
+                countColumns.map((column) => [
+                  column,
+                  eb(eb.ref(`sign_up_totals.${column}`), '+', eb.ref(`excluded.${column}`)),
+                ]),
+              ),
+            ),
         )
         .execute();
       await promoteRepeats(trx, chosen);
       const events = await trx
         .deleteFrom('webhook_events')
-        .where('subject_id', 'in', chosen)
+        .where((eb) => eb.or([eb('subject_id', 'in', chosen), eb('subject_id', 'in', changes)]))
+        .executeTakeFirst();
+      const history = await trx
+        .deleteFrom('lead_status_changes')
+        .where('registration_id', 'in', chosen)
         .executeTakeFirst();
       await trx.deleteFrom('registrations').where('id', 'in', chosen).execute();
-      return { ids, webhookEvents: Number(events.numDeletedRows) };
+      return {
+        ids,
+        statusChanges: Number(history.numDeletedRows),
+        webhookEvents: Number(events.numDeletedRows),
+      };
     },
   );
   // SQLite's secure_delete (db/sqlite.ts) has zeroed the rows in their pages; the copies of the
@@ -141,12 +178,15 @@ export async function deleteSubmissions(
   return deleted;
 }
 
-/** The submissions of a person: of their phone, or that gave their e-mail; no other row. */
+/**
+ * The submissions of a person: of their phone, or that gave their e-mail; no other row. Each
+ * with the history of its status and the webhook events about it or its changes.
+ */
 export async function findPerson(
   database: Database,
   selection: { phone: string } | { email: string },
 ): Promise<PersonRow[]> {
-  // One snapshot for both, so an event is never without its submission.
+  // One snapshot for all three, so an event is never without its submission.
   return database.db
     .transaction()
     .setIsolationLevel('repeatable read')
@@ -158,23 +198,30 @@ export async function findPerson(
         .orderBy('created_at')
         .orderBy('id')
         .execute();
-      const events =
-        rows.length === 0
-          ? []
-          : await trx
-              .selectFrom('webhook_events')
-              .selectAll()
-              .where(
-                'subject_id',
-                'in',
-                rows.map(({ id }) => id),
-              )
-              .orderBy('created_at')
-              .orderBy('id')
-              .execute();
-      return rows.map((row) => ({
-        ...row,
-        webhook_events: events.filter((event) => event.subject_id === row.id),
-      }));
+      if (rows.length === 0) return [];
+      const ids = rows.map(({ id }) => id);
+      const changes = await trx
+        .selectFrom('lead_status_changes')
+        .selectAll()
+        .where('registration_id', 'in', ids)
+        .orderBy('changed_at')
+        .orderBy('id')
+        .execute();
+      const events = await trx
+        .selectFrom('webhook_events')
+        .selectAll()
+        .where('subject_id', 'in', [...ids, ...changes.map(({ id }) => id)])
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      return rows.map((row) => {
+        const own = changes.filter((change) => change.registration_id === row.id);
+        const subjects = new Set([row.id, ...own.map(({ id }) => id)]);
+        return {
+          ...row,
+          status_changes: own,
+          webhook_events: events.filter((event) => subjects.has(event.subject_id)),
+        };
+      });
     });
 }

@@ -71,11 +71,12 @@ describeOnBackends('on $name', (backend) => {
       );
       await repository.register(signUp, new Date('2025-03-02T10:00Z'), 'api');
 
+      const outcomes = { contacted: 0, qualified: 0, clients: 0, lost: 0 };
       expect(await countByLink()).toEqual([
-        { marketing_id: '42', package_key: 'premium_reco', leads: 2, repeats: 1 },
+        { marketing_id: '42', package_key: 'premium_reco', leads: 2, repeats: 1, ...outcomes },
       ]);
       expect(await countByLink('2025-03-01T09:30:00.000Z')).toEqual([
-        { marketing_id: '42', package_key: 'premium_reco', leads: 1, repeats: 1 },
+        { marketing_id: '42', package_key: 'premium_reco', leads: 1, repeats: 1, ...outcomes },
       ]);
     });
 

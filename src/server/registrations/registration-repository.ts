@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
+import type { LeadStatus } from '../../domain/lead-status';
 import { parseNotes, type Source } from '../../domain/notes';
 import { utmOf, type Registration, type Utm } from '../../domain/registration';
 import { DatabaseUnavailableError } from '../db/database';
@@ -26,6 +27,10 @@ export interface StoredRegistration {
   /** The campaign parameters the sign-up came with: only those present. */
   utm: Utm;
   consent: Consent;
+  /** What became of the lead; null on a repeat (its lead's status is the one). */
+  status: LeadStatus | null;
+  /** When the status last changed; null while it never has. */
+  statusChangedAt: string | null;
 }
 
 /**
@@ -81,11 +86,11 @@ export interface RepositoryOptions {
   onUnavailable?: () => void;
 }
 
-// What a sign-up brings; the repeat rule works out repeat_of.
-type SentRow = Omit<RegistrationsTable, 'repeat_of'>;
+// What a sign-up brings; the repeat rule works out repeat_of, and with it whether it has a status.
+type SentRow = Omit<RegistrationsTable, 'repeat_of' | 'status' | 'status_changed_at'>;
 type Lead = Pick<RegistrationsTable, 'id' | 'phone' | 'notes' | 'created_at'>;
 
-// Rows a statement, at most: SQLite takes up to 32,766 values (18 a row).
+// Rows a statement, at most: SQLite takes up to 32,766 values (20 a row).
 const rowsPerInsert = 500;
 
 /**
@@ -128,7 +133,13 @@ async function storeSignUps(
         undefined,
       );
     if (lead === undefined) leads.push(row);
-    return { ...row, repeat_of: lead?.id ?? null };
+    // Every lead starts new; a repeat's status is its lead's.
+    return {
+      ...row,
+      repeat_of: lead?.id ?? null,
+      status: lead === undefined ? 'new' : null,
+      status_changed_at: null,
+    };
   });
   for (let start = 0; start < rows.length; start += rowsPerInsert) {
     await trx
@@ -178,6 +189,8 @@ export function toStored(row: RegistrationsTable): StoredRegistration {
       privacyVersion: row.privacy_version,
       channel: row.channel,
     },
+    status: row.status,
+    statusChangedAt: row.status_changed_at,
   };
 }
 

@@ -70,6 +70,9 @@ describeOnBackends('on $name', (backend) => {
           privacy_url: '',
           privacy_version: '',
           channel: 'api',
+          // Every lead starts new.
+          status: 'new',
+          status_changed_at: null,
         },
       ]);
     });

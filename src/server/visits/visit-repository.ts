@@ -60,6 +60,15 @@ export interface VisitRepository {
   campaignTotals(options?: { since?: string }): Promise<CampaignVisits[]>;
   /** One marketer's links per day and package, from the day `since` on, counted as `totals`. */
   marketerDays(marketingId: string, since: string): Promise<DayVisits[]>;
+  /** Each of these marketers' visits from the day `since` on, counted as `totals` (a team). */
+  marketerTotals(marketingIds: string[], since: string): Promise<MarketerVisits[]>;
+}
+
+/** A marketer's visits over a period. */
+export interface MarketerVisits {
+  marketingId: string;
+  visits: number;
+  visitors: number;
 }
 
 /** A marketer's link (its package) on one day. */
@@ -79,25 +88,29 @@ export function createVisitRepository(database: Database): VisitRepository {
   /**
    * The finished days' totals and today's visitor rows, counted alike (a visitor row is one
    * visitor, its count the visits of rows from before a visit was one a visitor, link and day),
-   * from the day `since` on and, when given, for one marketer.
+   * from the day `since` on and, when given, for these marketers.
    */
-  async function counted(since: string, marketingId?: string) {
-    const rows = await db
-      .selectFrom(
-        db
-          .selectFrom('visit_totals')
-          .select([...key, 'visits', 'visitors'])
-          .where('day', '>=', since)
-          .$if(marketingId !== undefined, (q) => q.where('marketing_id', '=', marketingId!))
-          .unionAll(
-            db
-              .selectFrom('visits')
-              .select((eb) => [...key, eb.ref('count').as('visits'), sql<number>`1`.as('visitors')])
-              .where('day', '>=', since)
-              .$if(marketingId !== undefined, (q) => q.where('marketing_id', '=', marketingId!)),
-          )
-          .as('days'),
-      )
+  function days(since: string, marketingIds?: string[]) {
+    return db.selectFrom(
+      db
+        .selectFrom('visit_totals')
+        .select([...key, 'visits', 'visitors'])
+        .where('day', '>=', since)
+        .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!))
+        .unionAll(
+          db
+            .selectFrom('visits')
+            .select((eb) => [...key, eb.ref('count').as('visits'), sql<number>`1`.as('visitors')])
+            .where('day', '>=', since)
+            .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!)),
+        )
+        .as('days'),
+    );
+  }
+
+  /** days(), added up by every key. */
+  async function counted(since: string, marketingIds?: string[]) {
+    const rows = await days(since, marketingIds)
       .select((eb) => [
         ...key,
         eb.fn.sum<number | string>('visits').as('visits'),
@@ -215,7 +228,7 @@ export function createVisitRepository(database: Database): VisitRepository {
       );
     },
     async marketerDays(marketingId, since) {
-      return sumBy(await counted(since, marketingId), (row) => [row.day, row.package_key]).map(
+      return sumBy(await counted(since, [marketingId]), (row) => [row.day, row.package_key]).map(
         ({ keys: [day = '', packageKey = null], visits, visitors }) => ({
           day: day ?? '',
           packageKey,
@@ -223,6 +236,23 @@ export function createVisitRepository(database: Database): VisitRepository {
           visitors,
         }),
       );
+    },
+    async marketerTotals(marketingIds, since) {
+      if (marketingIds.length === 0) return [];
+      // Added up in SQL by marketer: a team is a row each, not one per day, package and campaign.
+      const rows = await days(since, marketingIds)
+        .select((eb) => [
+          'marketing_id',
+          eb.fn.sum<number | string>('visits').as('visits'),
+          eb.fn.sum<number | string>('visitors').as('visitors'),
+        ])
+        .groupBy('marketing_id')
+        .execute();
+      return rows.map((row) => ({
+        marketingId: row.marketing_id,
+        visits: Number(row.visits),
+        visitors: Number(row.visitors),
+      }));
     },
   };
 }

@@ -98,10 +98,32 @@ const readRegistrations: SubjectReader = async (db, ids) => {
   );
 };
 
+// A change of a lead's status, as it was made: not the lead's status when it is delivered. No
+// personal data: the receiver has the lead from its registration.created event.
+const readStatusChanges: SubjectReader = async (db, ids) => {
+  const rows = await db
+    .selectFrom('lead_status_changes')
+    .select(['id', 'registration_id', 'status', 'previous_status', 'changed_at'])
+    .where('id', 'in', ids)
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        id: row.registration_id,
+        status: row.status,
+        previous_status: row.previous_status,
+        changed_at: row.changed_at,
+      },
+    ]),
+  );
+};
+
 /** What each type of event is about, read when it is delivered (never copied into the event). */
 const subjectReaders: Record<WebhookEventType, SubjectReader> = {
   'registration.created': readRegistrations,
   'registration.repeated': readRegistrations,
+  'registration.status_changed': readStatusChanges,
 };
 
 type SettleItem = [id: string, settled: Settled];

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { LeadStatus } from '../../domain/lead-status';
+import { writeTransaction } from '../db/dialect';
+import type { Database, LeadStatusChangesTable, Tables } from '../db/schema';
+import { deletionLock } from '../registrations/personal-data';
+import { guarded } from '../registrations/registration-repository';
+import { newEventId } from '../webhooks/outbox';
+
+/** Which lead: by the id of any of its rows, or a phone's most recent lead. */
+export type LeadRef = { id: string } | { phone: string };
+
+export type StatusChange =
+  /** The lead's id (its first row's), its status and when that status was set. */
+  | { kind: 'changed' | 'unchanged'; id: string; status: LeadStatus; changedAt: string }
+  | { kind: 'not_found' };
+
+/** What became of each lead, as the provider's CRM or a person tells it (docs/marketer-kit.md). */
+export interface LeadStatuses {
+  /**
+   * Sets a lead's status, kept as a change in its history with `by` and, with webhooks on, its
+   * event, in one transaction. The same status again changes nothing and answers the time of the
+   * last real change (the lead's sign-up while it never changed), so a retry is harmless.
+   */
+  change(
+    lead: LeadRef,
+    status: LeadStatus,
+    by: LeadStatusChangesTable['changed_by'],
+    now: Date,
+  ): Promise<StatusChange>;
+}
+
+export interface LeadStatusOptions {
+  /** Webhooks are on: each change also queues `registration.status_changed` (docs/webhooks.md). */
+  webhookEvents: boolean;
+}
+
+/** The lead's own row: a repeat's id leads to the first row it repeats. */
+async function leadOf(trx: Kysely<Tables>, lead: LeadRef) {
+  const columns = ['id', 'status', 'status_changed_at', 'created_at'] as const;
+  if ('phone' in lead) {
+    return trx
+      .selectFrom('registrations')
+      .select(columns)
+      .where('phone', '=', lead.phone)
+      .where('repeat_of', 'is', null)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+  const row = await trx
+    .selectFrom('registrations')
+    .select(['id', 'repeat_of'])
+    .where('id', '=', lead.id)
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  return trx
+    .selectFrom('registrations')
+    .select(columns)
+    .where('id', '=', row.repeat_of ?? row.id)
+    .executeTakeFirst();
+}
+
+export function createLeadStatuses(
+  database: Database,
+  { webhookEvents }: LeadStatusOptions,
+): LeadStatuses {
+  return {
+    change: (lead, status, by, now) =>
+      guarded(database, () =>
+        writeTransaction(database, [deletionLock], async (trx): Promise<StatusChange> => {
+          const row = await leadOf(trx, lead);
+          if (row === undefined || row.status === null) return { kind: 'not_found' };
+          if (row.status === status) {
+            return {
+              kind: 'unchanged',
+              id: row.id,
+              status,
+              changedAt: row.status_changed_at ?? row.created_at,
+            };
+          }
+          const changedAt = now.toISOString();
+          const change = {
+            id: randomUUID(),
+            registration_id: row.id,
+            status,
+            previous_status: row.status,
+            changed_at: changedAt,
+            changed_by: by,
+          };
+          await trx.insertInto('lead_status_changes').values(change).execute();
+          await trx
+            .updateTable('registrations')
+            .set({ status, status_changed_at: changedAt })
+            .where('id', '=', row.id)
+            .execute();
+          if (webhookEvents) {
+            await trx
+              .insertInto('webhook_events')
+              .values({
+                id: newEventId(),
+                subject_id: change.id,
+                type: 'registration.status_changed',
+                status: 'pending',
+                attempts: 0,
+                created_at: changedAt,
+                next_attempt_at: changedAt,
+              })
+              .execute();
+          }
+          return { kind: 'changed', id: row.id, status, changedAt };
+        }),
+      ),
+  };
+}
