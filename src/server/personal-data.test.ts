@@ -1,6 +1,6 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { Client } from 'pg';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { buildPayload, registrationSchema, type Utm } from '../domain/registration';
 import { marketerToken, e2eMarketerAuthSecret } from '../../testing/marketer-auth';
 import { openDatabase } from './db/database';
@@ -104,6 +104,10 @@ async function statusChangeCount(databaseUrl: string): Promise<number> {
     await database.close();
   }
 }
+
+// Each test runs the command lines (report, person) on its database several times; on
+// PostgreSQL that is a few seconds, near Vitest's 5 s default on a busy machine.
+vi.setConfig({ testTimeout: 20_000 });
 
 describeOnBackends('on $name', (backend) => {
   describe('RETENTION_DAYS', () => {
