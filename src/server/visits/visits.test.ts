@@ -241,6 +241,10 @@ describeOnBackends('on $name', (backend) => {
           utm_campaign: otherCampaign,
           leads: 10,
           repeats: 0,
+          contacted: 0,
+          qualified: 0,
+          clients: 0,
+          lost: 0,
         });
       } finally {
         await database.close();
