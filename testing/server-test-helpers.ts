@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import SqliteDatabase from 'better-sqlite3';
 import { Client } from 'pg';
-import { describe, onTestFinished } from 'vitest';
+import { describe, inject, onTestFinished } from 'vitest';
 import { compressDirectory } from '../scripts/compress';
 import { testSchemaPrefix } from './global-setup';
 import { ar } from '../src/domain/catalogue';
@@ -184,7 +184,7 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   }
 
   if (testDatabaseUrl === undefined) throw new Error('TEST_DATABASE_URL is not set');
-  const schema = uniqueName(testSchemaPrefix().slice(0, -1));
+  const schema = uniqueName(testSchemaPrefix(inject('testRun')).slice(0, -1));
   const admin = new Client({ connectionString: testDatabaseUrl, connectionTimeoutMillis: 5_000 });
   await admin.connect();
   await admin.query(`create schema ${schema}`);
