@@ -3,6 +3,9 @@ import fp from 'fastify-plugin';
 import { ar } from '../../domain/catalogue';
 import { retryAfterSeconds } from '../server-limits';
 
+/** How long the oldest sign-up may wait for its commit before new ones are shed. */
+const maxCommitWaitMs = 1_000;
+
 export interface LoadSheddingOptions {
   /** Event-loop lag (ms) past which API requests are answered 503 at once; 0 is off. */
   maxEventLoopDelay: number;
@@ -20,9 +23,11 @@ export const loadSheddingPlugin = fp<LoadSheddingOptions>(
     await app.register(underPressure, {
       maxEventLoopDelay,
       // The sign-ups waiting for a commit are a queue too, one the event loop does not see
-      // while it waits on the database: past the same limit, new ones are shed as well.
+      // while it waits on the database: once the oldest has waited a second, new ones are shed
+      // as well. A second, not the lag's limit: a cold connection's first commit takes a few
+      // hundred ms, and no one should be turned away for it.
       ...(maxEventLoopDelay > 0 && {
-        healthCheck: async () => commitWaitingMs() <= maxEventLoopDelay,
+        healthCheck: async () => commitWaitingMs() <= maxCommitWaitMs,
         healthCheckInterval: 100,
       }),
       // Shedding starts and stops within half a second, and the slow first requests of a cold
