@@ -13,12 +13,14 @@ export const statsPeriods = [1, 7, 30, 90] as const;
 export type StatsPeriod = (typeof statsPeriods)[number];
 
 /**
- * A period's numbers. clients: the leads of the period (by the day each signed up) whose status
- * in the provider's CRM is `client` now.
+ * A period's numbers. leads: first sign-ups (a repeat is not one); sign_ups: the same number,
+ * the field's first name, kept for the tools that read it. clients: the leads of the period (by
+ * the day each signed up) whose status in the provider's CRM is `client` now.
  */
 export interface LinkNumbers {
   visits: number;
   unique_visitors: number;
+  leads: number;
   sign_ups: number;
   clients: number;
 }
@@ -32,14 +34,14 @@ export interface MarketerStats {
   marketing_id: string;
   days: StatsPeriod;
   /**
-   * conversion_percent: sign-ups per hundred unique visitors, one decimal; null without visitors.
-   * client_percent: clients per hundred sign-ups, one decimal; null without sign-ups.
+   * conversion_percent: leads per hundred unique visitors, one decimal; null without visitors.
+   * client_percent: clients per hundred leads, one decimal; null without leads.
    */
   totals: LinkNumbers & { conversion_percent: number | null; client_percent: number | null };
   /** null: the free trial. */
   by_package: (LinkNumbers & { package_key: string | null })[];
   /** Every day of the period, oldest first (YYYY-MM-DD, UTC). */
-  by_day: { date: string; visits: number; sign_ups: number; clients: number }[];
+  by_day: { date: string; visits: number; leads: number; sign_ups: number; clients: number }[];
   /**
    * A team leader's only: each member their token lists, in its order (the leader's own numbers
    * are the ones above), and the members' numbers added up.

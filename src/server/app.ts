@@ -160,7 +160,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
       config: config.marketerAuth,
       now,
       database,
-      visits: services.visitRepository,
     });
   }
   // POST /api/leads/:id/status, only with LEADS_API_KEY: the CRM's, outside the API's CORS

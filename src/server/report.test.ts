@@ -5,14 +5,14 @@ import { describe, expect, it } from 'vitest';
 import type { LeadStatus } from '../domain/lead-status';
 import { buildPayload, registrationSchema } from '../domain/registration';
 import {
-  buildCampaignReport,
-  buildReport,
   campaignReportNotes,
   conversionRate,
   formatCampaignReport,
   formatReport,
   reportNotes,
   runReport,
+  sortCampaigns,
+  sortLinks,
   type ReportRow,
 } from './report';
 import { buildTestApp, describeOnBackends } from '../../testing/server-test-helpers';
@@ -28,37 +28,37 @@ const outcomes = {
 };
 const rows: ReportRow[] = [
   {
-    marketingId: '7',
-    packageKey: null,
+    marketing_id: '7',
+    package_key: null,
     visits: 12,
-    visitors: 9,
+    unique_visitors: 9,
     leads: 1,
     repeats: 0,
     ...outcomes.seven,
   },
   {
-    marketingId: '42',
-    packageKey: 'premium_reco',
+    marketing_id: '42',
+    package_key: 'premium_reco',
     visits: 31,
-    visitors: 24,
+    unique_visitors: 24,
     leads: 3,
     repeats: 2,
     ...outcomes.premium,
   },
   {
-    marketingId: '42',
-    packageKey: 'classic_reco',
+    marketing_id: '42',
+    package_key: 'classic_reco',
     visits: 0,
-    visitors: 0,
+    unique_visitors: 0,
     leads: 1,
     repeats: 0,
     ...none,
   },
   {
-    marketingId: null,
-    packageKey: null,
+    marketing_id: null,
+    package_key: null,
     visits: 120,
-    visitors: 95,
+    unique_visitors: 95,
     leads: 6,
     repeats: 1,
     ...outcomes.general,
@@ -74,28 +74,14 @@ describe('conversionRate', () => {
   });
 });
 
-describe('buildReport', () => {
-  it('puts visits, leads and repeats of each link side by side, marketers by id, general last', () => {
-    const report = buildReport(
-      [
-        { marketingId: null, packageKey: null, visits: 120, visitors: 95 },
-        { marketingId: '42', packageKey: 'premium_reco', visits: 31, visitors: 24 },
-        { marketingId: '7', packageKey: null, visits: 12, visitors: 9 },
-      ],
-      [
-        {
-          marketing_id: '42',
-          package_key: 'premium_reco',
-          leads: 3,
-          repeats: 2,
-          ...outcomes.premium,
-        },
-        { marketing_id: '42', package_key: 'classic_reco', leads: 1, repeats: 0, ...none },
-        { marketing_id: '7', package_key: null, leads: 1, repeats: 0, ...outcomes.seven },
-        { marketing_id: null, package_key: null, leads: 6, repeats: 1, ...outcomes.general },
-      ],
-    );
-    expect(report).toEqual([rows[0], rows[2], rows[1], rows[3]]);
+describe('sortLinks', () => {
+  it('puts marketers by id, numbers in numeric order, packages in the catalogue order, general last', () => {
+    expect(sortLinks([rows[3]!, rows[1]!, rows[2]!, rows[0]!])).toEqual([
+      rows[0],
+      rows[2],
+      rows[1],
+      rows[3],
+    ]);
   });
 });
 
@@ -122,10 +108,10 @@ describe('formatReport', () => {
 
   it('shows stored control, bidi and line-separator characters as escapes, never raw', () => {
     const forged = {
-      marketingId: '\u001b[2J\u001b[31m\r\nTotal 9999',
-      packageKey: '\u202Eabc\u2028',
+      marketing_id: '\u001b[2J\u001b[31m\r\nTotal 9999',
+      package_key: '\u202Eabc\u2028',
       visits: 1,
-      visitors: 1,
+      unique_visitors: 1,
       leads: 0,
       repeats: 0,
       ...none,
@@ -146,7 +132,7 @@ describe('formatReport', () => {
   });
 
   it('writes CSV: one row per link, no total, empty for none, formulas disarmed', () => {
-    const csv = formatReport([...rows, { ...rows[0]!, marketingId: '=1+1' }], 'csv');
+    const csv = formatReport([...rows, { ...rows[0]!, marketing_id: '=1+1' }], 'csv');
     expect(csv).toBe(
       '\uFEFF' +
         [
@@ -266,63 +252,37 @@ describeOnBackends('on $name', (backend) => {
 });
 
 describe('the report per campaign', () => {
-  it('puts visits and sign-ups of each source and campaign side by side, none last', () => {
-    const report = buildCampaignReport(
-      [
-        { utmSource: null, utmCampaign: null, visits: 50, visitors: 40 },
-        { utmSource: 'snapchat', utmCampaign: 'ramadan', visits: 30, visitors: 20 },
-        { utmSource: 'qr', utmCampaign: null, visits: 4, visitors: 4 },
-      ],
-      [
-        {
-          utm_source: 'snapchat',
-          utm_campaign: 'ramadan',
-          leads: 5,
-          repeats: 1,
-          ...outcomes.premium,
-        },
-        { utm_source: 'whatsapp', utm_campaign: null, leads: 2, repeats: 0, ...none },
-        { utm_source: null, utm_campaign: null, leads: 4, repeats: 0, ...outcomes.general },
-      ],
-    );
-    expect(report).toEqual([
-      {
-        utmSource: 'qr',
-        utmCampaign: null,
-        visits: 4,
-        visitors: 4,
-        leads: 0,
-        repeats: 0,
-        ...none,
-      },
-      {
-        utmSource: 'snapchat',
-        utmCampaign: 'ramadan',
-        visits: 30,
-        visitors: 20,
-        leads: 5,
-        repeats: 1,
-        ...outcomes.premium,
-      },
-      {
-        utmSource: 'whatsapp',
-        utmCampaign: null,
-        visits: 0,
-        visitors: 0,
-        leads: 2,
-        repeats: 0,
-        ...none,
-      },
-      {
-        utmSource: null,
-        utmCampaign: null,
-        visits: 50,
-        visitors: 40,
-        leads: 4,
-        repeats: 0,
-        ...outcomes.general,
-      },
-    ]);
+  it('orders sources and campaigns by name, none last', () => {
+    const none_ = { ...none, leads: 0, repeats: 0 };
+    const qr = { utm_source: 'qr', utm_campaign: null, visits: 4, unique_visitors: 4, ...none_ };
+    const snapchat = {
+      utm_source: 'snapchat',
+      utm_campaign: 'ramadan',
+      visits: 30,
+      unique_visitors: 20,
+      leads: 5,
+      repeats: 1,
+      ...outcomes.premium,
+    };
+    const whatsapp = {
+      utm_source: 'whatsapp',
+      utm_campaign: null,
+      visits: 0,
+      unique_visitors: 0,
+      ...none_,
+      leads: 2,
+    };
+    const noCampaign = {
+      utm_source: null,
+      utm_campaign: null,
+      visits: 50,
+      unique_visitors: 40,
+      leads: 4,
+      repeats: 0,
+      ...outcomes.general,
+    };
+    const report = sortCampaigns([noCampaign, whatsapp, snapchat, qr]);
+    expect(report).toEqual([qr, snapchat, whatsapp, noCampaign]);
     expect(formatCampaignReport(report, 'table').split('\n').slice(0, 9)).toEqual([
       'Visits and sign-ups per campaign, all time',
       '',
@@ -335,7 +295,7 @@ describe('the report per campaign', () => {
       'Total                   84               64     11        1       17.2%          3          1        3     1        27.3%',
     ]);
     expect(formatCampaignReport(report, 'table')).toContain(campaignReportNotes[0]);
-    expect(formatCampaignReport([{ ...report[0]!, utmCampaign: '=1+1' }], 'csv')).toBe(
+    expect(formatCampaignReport([{ ...report[0]!, utm_campaign: '=1+1' }], 'csv')).toBe(
       '\uFEFF' +
         [
           'utm_source,utm_campaign,visits,unique_visitors,leads,repeats,conversion_percent,contacted,qualified,clients,lost,client_percent',

@@ -1,63 +1,31 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { packageKeys } from '../domain/packages';
-import { otherCampaign } from './campaigns';
-import { csvCell, parseSince, readDatabase, type Output } from './cli';
-import { countSignUps, type Counted, type SignUpCount } from './registrations/sign-up-counts';
 import {
-  createVisitRepository,
-  type CampaignVisits,
-  type LinkVisits,
-} from './visits/visit-repository';
+  campaignsPerAddressDay,
+  campaignsPerLinkDay,
+  otherCampaign,
+  visitorsPerAddressLinkDay,
+  visitsPerAddressDay,
+} from './campaigns';
+import { csvCell, parseSince, readDatabase, type Output } from './cli';
+import { countAll, countColumns, outcomeColumns, percent, type Count, type Counts } from './counts';
 
 export type ReportFormat = 'table' | 'csv';
 /** What a row is: a link (marketer and package) or a campaign (utm_source and utm_campaign). */
 export type ReportBy = 'link' | 'campaign';
 
-/**
- * Visits, and the count of a lead: first sign-ups (a repeat, same phone and notes within 24
- * hours, is counted apart) and of those the ones whose status is now each outcome.
- */
-interface Counts extends Counted {
-  visits: number;
-  visitors: number;
-}
-
-const zero = (): Counts => ({
-  visits: 0,
-  visitors: 0,
-  leads: 0,
-  repeats: 0,
-  contacted: 0,
-  qualified: 0,
-  clients: 0,
-  lost: 0,
-});
-const outcomes = ['contacted', 'qualified', 'clients', 'lost'] as const;
-
-function addSignUps(row: Counts, counted: Counted): void {
-  row.leads += counted.leads;
-  row.repeats += counted.repeats;
-  for (const outcome of outcomes) row[outcome] += counted[outcome];
-}
-
 /** One link's numbers: a marketer (null: a general link) and a package (null: the free trial). */
-export interface ReportRow extends Counts {
-  marketingId: string | null;
-  packageKey: string | null;
-}
+export type ReportRow = Count<'marketing_id' | 'package_key'>;
 
 /** One campaign's numbers: the utm_source and utm_campaign of the page (null: none). */
-export interface CampaignReportRow extends Counts {
-  utmSource: string | null;
-  utmCampaign: string | null;
-}
+export type CampaignReportRow = Count<'utm_source' | 'utm_campaign'>;
 
 const usage =
   'usage: npm run report -- [--since YYYY-MM-DD[THH:MM:SSZ]] [--format table|csv] [--by link|campaign]';
 
 export const reportNotes = [
-  'Visits are unauthenticated counts: anyone can add to them. A visitor (address and browser) counts once per link and UTC day; one address (IPv6: one /48) counts at most 10 visitors a link and 100 visits a day.',
+  `Visits are unauthenticated counts: anyone can add to them. A visitor (address and browser) counts once per link and UTC day; one address (IPv6: one /48) counts at most ${visitorsPerAddressLinkDay} visitors a link and ${visitsPerAddressDay} visits a day.`,
   'Unique visitors are counted per UTC day (the visitor hash rotates daily): one person on two days counts twice.',
   'Leads are first sign-ups; a repeat (same phone and notes within 24 hours) is counted apart, for the link of the lead it repeats.',
   'Deleted submissions (RETENTION_DAYS, erasure) are still counted, from daily totals.',
@@ -68,72 +36,22 @@ export const reportNotes = [
 export const campaignReportNotes = [
   "A visit counts for the campaign of the visitor's first view of the link that day; a lead for the campaign of the page it was sent from, and a repeat for its lead's.",
   '"(none)" is a page opened without utm_source or utm_campaign. Unique visitors and conversion are counted as in the report per link.',
-  '"(other)" is the campaigns past a limit: 20 a link names in a day (for leads, those with the most), and 10 one address names in a day\'s visits.',
+  `"(other)" is the campaigns past a limit: ${campaignsPerLinkDay} a link names in a day (those with the most leads, then visits), for its visits and leads alike, and ${campaignsPerAddressDay} one address names in a day's visits.`,
 ];
 
-/** Visits and sign-ups side by side, one row per campaign: sources and campaigns by name, none last. */
-export function buildCampaignReport(
-  visits: CampaignVisits[],
-  signUps: SignUpCount<'utm_source' | 'utm_campaign'>[],
-): CampaignReportRow[] {
-  const rows = new Map<string, CampaignReportRow>();
-  const row = ({
-    utmSource,
-    utmCampaign,
-  }: {
-    utmSource: string | null;
-    utmCampaign: string | null;
-  }) => {
-    const key = JSON.stringify([utmSource, utmCampaign]);
-    let found = rows.get(key);
-    if (found === undefined) {
-      found = { utmSource, utmCampaign, ...zero() };
-      rows.set(key, found);
-    }
-    return found;
-  };
-  for (const campaign of visits) {
-    const found = row(campaign);
-    found.visits += campaign.visits;
-    found.visitors += campaign.visitors;
-  }
-  for (const campaign of signUps) {
-    addSignUps(
-      row({ utmSource: campaign.utm_source, utmCampaign: campaign.utm_campaign }),
-      campaign,
-    );
-  }
-  // By name, then other, none last.
+/** The report per campaign's order: sources and campaigns by name, other next, none last. */
+export function sortCampaigns(rows: CampaignReportRow[]): CampaignReportRow[] {
   const rank = (value: string | null) => (value === null ? 2 : value === otherCampaign ? 1 : 0);
   const byName = (a: string | null, b: string | null) =>
     a === b ? 0 : rank(a) - rank(b) || a!.localeCompare(b!, 'en');
-  return [...rows.values()].sort(
-    (a, b) => byName(a.utmSource, b.utmSource) || byName(a.utmCampaign, b.utmCampaign),
+  return rows.sort(
+    (a, b) => byName(a.utm_source, b.utm_source) || byName(a.utm_campaign, b.utm_campaign),
   );
 }
 
-/** Visits and sign-ups side by side, one row per link: marketers by id, general links last. */
-export function buildReport(
-  visits: LinkVisits[],
-  signUps: SignUpCount<'marketing_id' | 'package_key'>[],
-): ReportRow[] {
-  const rows = new Map<string, ReportRow>();
-  const row = (marketingId: string | null, packageKey: string | null) => {
-    const key = JSON.stringify([marketingId, packageKey]);
-    let found = rows.get(key);
-    if (found === undefined) {
-      found = { marketingId, packageKey, ...zero() };
-      rows.set(key, found);
-    }
-    return found;
-  };
-  for (const link of visits) {
-    const found = row(link.marketingId, link.packageKey);
-    found.visits += link.visits;
-    found.visitors += link.visitors;
-  }
-  for (const link of signUps) addSignUps(row(link.marketing_id, link.package_key), link);
-  return [...rows.values()].sort(compareRows);
+/** The report per link's order: marketers by id, general links last. */
+export function sortLinks(rows: ReportRow[]): ReportRow[] {
+  return rows.sort(compareRows);
 }
 
 // The free trial first, then the packages in the catalogue's order, then unknown keys.
@@ -144,13 +62,15 @@ function packageOrder(key: string | null): string {
 }
 
 function compareRows(a: ReportRow, b: ReportRow): number {
-  if ((a.marketingId === null) !== (b.marketingId === null)) return a.marketingId === null ? 1 : -1;
-  const byMarketer = (a.marketingId ?? '').localeCompare(b.marketingId ?? '', 'en', {
+  if ((a.marketing_id === null) !== (b.marketing_id === null)) {
+    return a.marketing_id === null ? 1 : -1;
+  }
+  const byMarketer = (a.marketing_id ?? '').localeCompare(b.marketing_id ?? '', 'en', {
     numeric: true,
   });
   return byMarketer !== 0
     ? byMarketer
-    : packageOrder(a.packageKey) < packageOrder(b.packageKey)
+    : packageOrder(a.package_key) < packageOrder(b.package_key)
       ? -1
       : 1;
 }
@@ -169,16 +89,12 @@ export function visible(text: string): string {
 
 /** Leads per hundred unique visitors (or clients per hundred leads), one decimal; '—' for none. */
 export function conversionRate(leads: number, visitors: number): string {
-  return visitors === 0 ? '—' : `${((leads / visitors) * 100).toFixed(1)}%`;
+  return percent(leads, visitors)?.toFixed(1).concat('%') ?? '—';
 }
 
 function total(rows: Counts[]): Counts {
-  const sum = zero();
-  for (const row of rows) {
-    sum.visits += row.visits;
-    sum.visitors += row.visitors;
-    addSignUps(sum, row);
-  }
+  const sum = Object.fromEntries(countColumns.map((column) => [column, 0])) as Counts;
+  for (const row of rows) for (const column of countColumns) sum[column] += row[column];
   return sum;
 }
 
@@ -197,7 +113,7 @@ const linkLayout: Layout<ReportRow> = {
   title: 'Visits and sign-ups per link',
   headings: ['Marketer', 'Package'],
   csvHeadings: ['marketing_id', 'package_key'],
-  labels: (row) => [row.marketingId, row.packageKey],
+  labels: (row) => [row.marketing_id, row.package_key],
   none: ['(general)', '(free trial)'],
   notes: reportNotes,
 };
@@ -209,7 +125,7 @@ const campaignLayout: Layout<CampaignReportRow> = {
   title: 'Visits and sign-ups per campaign',
   headings: ['Source', 'Campaign'],
   csvHeadings: ['utm_source', 'utm_campaign'],
-  labels: (row) => [otherLabel(row.utmSource), otherLabel(row.utmCampaign)],
+  labels: (row) => [otherLabel(row.utm_source), otherLabel(row.utm_campaign)],
   none: ['(none)', '(none)'],
   notes: campaignReportNotes,
 };
@@ -243,18 +159,17 @@ function formatRows<Row extends Counts>(
       'visits,unique_visitors,leads,repeats,conversion_percent',
       'contacted,qualified,clients,lost,client_percent',
     ].join(',');
-    const percent = (part: number, whole: number) =>
-      whole === 0 ? '' : ((part / whole) * 100).toFixed(1);
+    const rate = (part: number, whole: number) => percent(part, whole)?.toFixed(1) ?? '';
     const lines = rows.map((row) =>
       [
         ...layout.labels(row).map(csvCell),
         row.visits,
-        row.visitors,
+        row.unique_visitors,
         row.leads,
         row.repeats,
-        percent(row.leads, row.visitors),
-        ...outcomes.map((outcome) => row[outcome]),
-        percent(row.clients, row.leads),
+        rate(row.leads, row.unique_visitors),
+        ...outcomeColumns.map((outcome) => row[outcome]),
+        rate(row.clients, row.leads),
       ].join(','),
     );
     return `\uFEFF${[header, ...lines].map((line) => `${line}\r\n`).join('')}`;
@@ -263,11 +178,11 @@ function formatRows<Row extends Counts>(
   const cells = (label: [string, string], row: Counts) => [
     ...label.map(visible),
     String(row.visits),
-    String(row.visitors),
+    String(row.unique_visitors),
     String(row.leads),
     String(row.repeats),
-    conversionRate(row.leads, row.visitors),
-    ...outcomes.map((outcome) => String(row[outcome])),
+    conversionRate(row.leads, row.unique_visitors),
+    ...outcomeColumns.map((outcome) => String(row[outcome])),
     conversionRate(row.clients, row.leads),
   ];
   const table = [
@@ -349,25 +264,16 @@ export async function runReport(
     return 2;
   }
 
-  return readDatabase(env, err, async (database) => {
-    // Visits are kept per day, so a --since with a time counts that whole day's visits.
-    const day = since?.toISOString().slice(0, 10);
-    const visits = createVisitRepository(database);
-    // Deleted submissions (RETENTION_DAYS, erasure) were counted per day before they went; like
-    // visits, a --since with a time counts that whole day's.
+  return readDatabase(env, err, async ({ db }) => {
+    // Visits and deleted submissions are kept per day: a --since with a time counts that whole
+    // day's.
     const filter = { since: since?.toISOString(), repeats: true };
     if (by === 'campaign') {
-      const rows = buildCampaignReport(
-        await visits.campaignTotals({ since: day }),
-        await countSignUps(database.db, ['utm_source', 'utm_campaign'], filter),
-      );
-      return out(formatCampaignReport(rows, format, since));
+      const rows = await countAll(db, ['utm_source', 'utm_campaign'], filter);
+      return out(formatCampaignReport(sortCampaigns(rows), format, since));
     }
-    const rows = buildReport(
-      await visits.totals({ since: day }),
-      await countSignUps(database.db, ['marketing_id', 'package_key'], filter),
-    );
-    out(formatReport(rows, format, since));
+    const rows = await countAll(db, ['marketing_id', 'package_key'], filter);
+    out(formatReport(sortLinks(rows), format, since));
   });
 }
 

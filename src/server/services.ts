@@ -12,7 +12,7 @@ import {
   type RegistrationRepository,
 } from './registrations/registration-repository';
 import { createVisitCounter, type VisitCounter } from './visits/visit-counter';
-import { createVisitRepository, type VisitRepository } from './visits/visit-repository';
+import { createVisitRepository } from './visits/visit-repository';
 import { createVisitSalts } from './visits/visit-salts';
 import { createOutbox, type Outbox } from './webhooks/outbox';
 
@@ -31,8 +31,6 @@ export interface Services {
   leadStatuses: LeadStatuses;
   /** Notes page visits in memory; plugins/visits.ts writes them every second. */
   visits: VisitCounter;
-  /** The stored visits, for reading (the marketers' numbers). */
-  visitRepository: VisitRepository;
   /** The webhook events (plugins/webhooks.ts delivers them). */
   outbox: Outbox;
   /** Set (ALTCHA_HMAC_KEY): a sign-up must carry a solved challenge. */
@@ -95,15 +93,13 @@ export async function createServices(
   const salts = createVisitSalts(redis, (error) =>
     log.warn({ err: error }, 'the visitor salt is kept in memory: Redis does not answer'),
   );
-  const visitRepository = createVisitRepository(database);
   return {
     database,
     redis,
     metrics,
     registrations,
     leadStatuses: createLeadStatuses(database, { webhookEvents: config.webhooks !== undefined }),
-    visits: createVisitCounter(visitRepository, { salts, now, log }),
-    visitRepository,
+    visits: createVisitCounter(createVisitRepository(database), { salts, now, log }),
     outbox: createOutbox(database),
     // One for the API and the pages' form posts: a solved challenge is spent for both.
     proofOfWork:

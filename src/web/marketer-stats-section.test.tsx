@@ -13,18 +13,26 @@ const stats: MarketerStats = {
   totals: {
     visits: 1250,
     unique_visitors: 1200,
+    leads: 30,
     sign_ups: 30,
     clients: 6,
     conversion_percent: 2.5,
     client_percent: 20,
   },
   by_package: [
-    { package_key: null, visits: 1000, unique_visitors: 960, sign_ups: 20, clients: 2 },
-    { package_key: 'premium_reco', visits: 250, unique_visitors: 240, sign_ups: 10, clients: 4 },
+    { package_key: null, visits: 1000, unique_visitors: 960, leads: 20, sign_ups: 20, clients: 2 },
+    {
+      package_key: 'premium_reco',
+      visits: 250,
+      unique_visitors: 240,
+      leads: 10,
+      sign_ups: 10,
+      clients: 4,
+    },
   ],
   by_day: [
-    { date: '2026-11-22', visits: 1000, sign_ups: 10, clients: 4 },
-    { date: '2026-11-23', visits: 250, sign_ups: 20, clients: 2 },
+    { date: '2026-11-22', visits: 1000, leads: 10, sign_ups: 10, clients: 4 },
+    { date: '2026-11-23', visits: 250, leads: 20, sign_ups: 20, clients: 2 },
   ],
 };
 
@@ -109,6 +117,7 @@ describe('the numbers on the link page', () => {
       marketing_id,
       visits: 10,
       unique_visitors: 8,
+      leads: 5,
       sign_ups: 5,
       clients,
     });
@@ -116,7 +125,7 @@ describe('the numbers on the link page', () => {
       json({
         ...stats,
         team: [member('43', 1), member('44', 3), member('45', 0)],
-        team_totals: { visits: 30, unique_visitors: 24, sign_ups: 15, clients: 4 },
+        team_totals: { visits: 30, unique_visitors: 24, leads: 15, sign_ups: 15, clients: 4 },
       }),
     );
     renderApp(path);
@@ -151,7 +160,7 @@ describe('the numbers on the link page', () => {
       json({
         ...stats,
         team: [],
-        team_totals: { visits: 0, unique_visitors: 0, sign_ups: 0, clients: 0 },
+        team_totals: { visits: 0, unique_visitors: 0, leads: 0, sign_ups: 0, clients: 0 },
       }),
     );
     renderApp(path);
@@ -192,6 +201,7 @@ describe('the numbers on the link page', () => {
       totals: {
         visits: 0,
         unique_visitors: 0,
+        leads: 0,
         sign_ups: 0,
         clients: 0,
         conversion_percent: null,

@@ -139,7 +139,7 @@ const rate = (value: number | null) =>
 
 function Numbers({ stats }: { stats: MarketerStats }) {
   const { totals } = stats;
-  if (totals.visits === 0 && totals.sign_ups === 0) {
+  if (totals.visits === 0 && totals.leads === 0) {
     return <p className="message">{arStats.statsEmpty}</p>;
   }
   return (
@@ -147,7 +147,7 @@ function Numbers({ stats }: { stats: MarketerStats }) {
       <dl className="totals">
         <Total label={arStats.statVisits} value={numbers.format(totals.visits)} />
         <Total label={arStats.statUniqueVisitors} value={numbers.format(totals.unique_visitors)} />
-        <Total label={arStats.statSignUps} value={numbers.format(totals.sign_ups)} />
+        <Total label={arStats.statSignUps} value={numbers.format(totals.leads)} />
         <Total label={arStats.statConversion} value={rate(totals.conversion_percent)} />
         <Total label={arStats.statClients} value={numbers.format(totals.clients)} />
         <Total label={arStats.statClientRate} value={rate(totals.client_percent)} />
@@ -172,7 +172,7 @@ function Numbers({ stats }: { stats: MarketerStats }) {
               </th>
               <td>{numbers.format(row.visits)}</td>
               <td>{numbers.format(row.unique_visitors)}</td>
-              <td>{numbers.format(row.sign_ups)}</td>
+              <td>{numbers.format(row.leads)}</td>
               <td>{numbers.format(row.clients)}</td>
             </tr>
           ))}
@@ -218,7 +218,7 @@ function Team({ members, totals }: { members: TeamMember[]; totals: LinkNumbers 
     <>
       <td>{numbers.format(row.visits)}</td>
       <td>{numbers.format(row.unique_visitors)}</td>
-      <td>{numbers.format(row.sign_ups)}</td>
+      <td>{numbers.format(row.leads)}</td>
       <td>{numbers.format(row.clients)}</td>
     </>
   );
@@ -284,7 +284,7 @@ const height = 60;
  * screen readers read instead.
  */
 function DayChart({ days }: { days: MarketerStats['by_day'] }) {
-  const highest = Math.max(1, ...days.map((day) => Math.max(day.visits, day.sign_ups)));
+  const highest = Math.max(1, ...days.map((day) => Math.max(day.visits, day.leads)));
   const bar = (value: number) => (value / highest) * height;
   const width = days.length * column;
   return (
@@ -308,9 +308,9 @@ function DayChart({ days }: { days: MarketerStats['by_day'] }) {
               <rect
                 className="sign-ups"
                 x={x + 5}
-                y={height - bar(day.sign_ups)}
+                y={height - bar(day.leads)}
                 width={4}
-                height={bar(day.sign_ups)}
+                height={bar(day.leads)}
               />
             </g>
           );
@@ -332,7 +332,7 @@ function DayChart({ days }: { days: MarketerStats['by_day'] }) {
               <tr key={day.date}>
                 <th scope="row">{formatDate(day.date)}</th>
                 <td>{numbers.format(day.visits)}</td>
-                <td>{numbers.format(day.sign_ups)}</td>
+                <td>{numbers.format(day.leads)}</td>
                 <td>{numbers.format(day.clients)}</td>
               </tr>
             ))}

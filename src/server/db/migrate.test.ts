@@ -4,8 +4,7 @@ import { buildNotes } from '../../domain/notes';
 import { createTestDatabase, describeOnBackends } from '../../../testing/server-test-helpers';
 import { loadConfig } from '../env';
 import { createRegistrationRepository } from '../registrations/registration-repository';
-import { countSignUps } from '../registrations/sign-up-counts';
-import { createVisitRepository } from '../visits/visit-repository';
+import { countSignUps, countVisits } from '../counts';
 import { openDatabase } from './database';
 import { migrateToLatest, migrator, pendingMigrations } from './migrate';
 
@@ -67,12 +66,11 @@ describeOnBackends('on $name', ({ database: kind }) => {
 
     await migrateToLatest(database);
 
-    const totals = await createVisitRepository(database).totals();
-    expect(totals).toEqual([
-      { marketingId: '42', packageKey: 'premium_reco', visits: 31, visitors: 24 },
+    expect(await countVisits(database.db, ['marketing_id', 'package_key'])).toEqual([
+      { marketing_id: '42', package_key: 'premium_reco', visits: 31, unique_visitors: 24 },
     ]);
-    expect(await createVisitRepository(database).campaignTotals()).toEqual([
-      { utmSource: null, utmCampaign: null, visits: 31, visitors: 24 },
+    expect(await countVisits(database.db, ['utm_source', 'utm_campaign'])).toEqual([
+      { utm_source: null, utm_campaign: null, visits: 31, unique_visitors: 24 },
     ]);
 
     expect(await test.rows()).toMatchObject([

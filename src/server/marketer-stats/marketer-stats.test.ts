@@ -132,19 +132,33 @@ describeOnBackends('on $name', (backend) => {
       totals: {
         visits: 3,
         unique_visitors: 3,
+        leads: 2,
         sign_ups: 2,
         conversion_percent: 66.7,
         clients: 0,
         client_percent: 0,
       },
       by_package: [
-        { package_key: null, visits: 1, unique_visitors: 1, sign_ups: 1, clients: 0 },
-        { package_key: 'premium_reco', visits: 2, unique_visitors: 2, sign_ups: 1, clients: 0 },
+        { package_key: null, visits: 1, unique_visitors: 1, leads: 1, sign_ups: 1, clients: 0 },
+        {
+          package_key: 'premium_reco',
+          visits: 2,
+          unique_visitors: 2,
+          leads: 1,
+          sign_ups: 1,
+          clients: 0,
+        },
       ],
     });
     expect(body).not.toHaveProperty('team');
     expect(body.by_day).toHaveLength(30);
-    expect(body.by_day.at(-1)).toEqual({ date: today, visits: 3, sign_ups: 2, clients: 0 });
+    expect(body.by_day.at(-1)).toEqual({
+      date: today,
+      visits: 3,
+      leads: 2,
+      sign_ups: 2,
+      clients: 0,
+    });
   });
 
   it('counts the finished days, rolled up, with today, each on its own date', async () => {
@@ -174,14 +188,16 @@ describeOnBackends('on $name', (backend) => {
 
     const bearer = await token(key);
     const week = (await stats(bearer, '?days=7')).json<{ by_day: unknown[] }>();
-    expect(week).toMatchObject({ totals: { visits: 2, unique_visitors: 2, sign_ups: 1 } });
+    expect(week).toMatchObject({
+      totals: { visits: 2, unique_visitors: 2, leads: 1, sign_ups: 1 },
+    });
     expect(week.by_day.slice(-2)).toEqual([
-      { date: '2026-11-22', visits: 1, sign_ups: 1, clients: 0 },
-      { date: '2026-11-23', visits: 1, sign_ups: 0, clients: 0 },
+      { date: '2026-11-22', visits: 1, leads: 1, sign_ups: 1, clients: 0 },
+      { date: '2026-11-23', visits: 1, leads: 0, sign_ups: 0, clients: 0 },
     ]);
     expect((await stats(bearer, '?days=1')).json()).toMatchObject({
-      totals: { visits: 1, sign_ups: 0, client_percent: null },
-      by_day: [{ date: '2026-11-23', visits: 1, sign_ups: 0, clients: 0 }],
+      totals: { visits: 1, leads: 0, sign_ups: 0, client_percent: null },
+      by_day: [{ date: '2026-11-23', visits: 1, leads: 0, sign_ups: 0, clients: 0 }],
     });
   });
 
@@ -190,7 +206,7 @@ describeOnBackends('on $name', (backend) => {
     const bearer = await token(key);
     for (const days of [1, 7, 30, 90]) {
       const response = await stats(bearer, `?days=${days}`);
-      expect(response.json()).toMatchObject({ days, totals: { visits: 0, sign_ups: 0 } });
+      expect(response.json()).toMatchObject({ days, totals: { visits: 0, leads: 0, sign_ups: 0 } });
       expect(response.json<{ by_day: unknown[] }>().by_day).toHaveLength(days);
     }
     expect((await stats(bearer, '?days=365')).statusCode).toBe(400);
@@ -210,14 +226,17 @@ describeOnBackends('on $name', (backend) => {
     for (const query of ['', '?marketing_id=43', '?sub=43&days=30', '?days=30&marketingId=43']) {
       const response = await stats(bearer, query);
       if (response.statusCode === 200) {
-        expect(response.json()).toMatchObject({ marketing_id: '42', totals: { sign_ups: 0 } });
+        expect(response.json()).toMatchObject({
+          marketing_id: '42',
+          totals: { leads: 0, sign_ups: 0 },
+        });
       } else {
         expect(response.statusCode).toBe(400);
       }
     }
     expect((await stats(await token(key, { sub: '43' }))).json()).toMatchObject({
       marketing_id: '43',
-      totals: { sign_ups: 1 },
+      totals: { leads: 1, sign_ups: 1 },
     });
   });
 
@@ -461,17 +480,18 @@ describeOnBackends('on $name', (backend) => {
       expect(body.totals).toEqual({
         visits: 2,
         unique_visitors: 2,
+        leads: 3,
         sign_ups: 3,
         clients: 1,
         conversion_percent: 150,
         client_percent: 33.3,
       });
       expect(body.by_package).toEqual([
-        { package_key: null, visits: 2, unique_visitors: 2, sign_ups: 3, clients: 1 },
+        { package_key: null, visits: 2, unique_visitors: 2, leads: 3, sign_ups: 3, clients: 1 },
       ]);
       expect(body.by_day.slice(-2)).toEqual([
-        { date: '2026-11-24', visits: 1, sign_ups: 2, clients: 1 },
-        { date: '2026-11-25', visits: 1, sign_ups: 1, clients: 0 },
+        { date: '2026-11-24', visits: 1, leads: 2, sign_ups: 2, clients: 1 },
+        { date: '2026-11-25', visits: 1, leads: 1, sign_ups: 1, clients: 0 },
       ]);
       expect(body).not.toHaveProperty('team');
       expect(body).not.toHaveProperty('team_totals');
@@ -486,17 +506,24 @@ describeOnBackends('on $name', (backend) => {
       });
       const body = (await stats(leader, '?days=7')).json<MarketerStats>();
       expect(body.marketing_id).toBe('42');
-      expect(body.totals).toMatchObject({ visits: 2, sign_ups: 3, clients: 1 });
+      expect(body.totals).toMatchObject({ visits: 2, leads: 3, sign_ups: 3, clients: 1 });
       expect(body.team).toEqual([
-        { marketing_id: '43', visits: 2, unique_visitors: 2, sign_ups: 1, clients: 1 },
-        { marketing_id: '44', visits: 0, unique_visitors: 0, sign_ups: 1, clients: 0 },
-        { marketing_id: '45', visits: 0, unique_visitors: 0, sign_ups: 0, clients: 0 },
+        { marketing_id: '43', visits: 2, unique_visitors: 2, leads: 1, sign_ups: 1, clients: 1 },
+        { marketing_id: '44', visits: 0, unique_visitors: 0, leads: 1, sign_ups: 1, clients: 0 },
+        { marketing_id: '45', visits: 0, unique_visitors: 0, leads: 0, sign_ups: 0, clients: 0 },
       ]);
-      expect(body.team_totals).toEqual({ visits: 2, unique_visitors: 2, sign_ups: 2, clients: 1 });
+      expect(body.team_totals).toEqual({
+        visits: 2,
+        unique_visitors: 2,
+        leads: 2,
+        sign_ups: 2,
+        clients: 1,
+      });
       // Today only: 43's day is the 24th.
       expect((await stats(leader, '?days=1')).json<MarketerStats>().team_totals).toEqual({
         visits: 0,
         unique_visitors: 0,
+        leads: 1,
         sign_ups: 1,
         clients: 0,
       });
@@ -521,11 +548,12 @@ describeOnBackends('on $name', (backend) => {
         const body = (
           await stats(await token(key, { role: 'team_leader_marketing', team }), '?days=7')
         ).json<MarketerStats>();
-        expect(body.totals).toMatchObject({ sign_ups: 3 });
+        expect(body.totals).toMatchObject({ leads: 3, sign_ups: 3 });
         expect(body.team).toEqual([]);
         expect(body.team_totals).toEqual({
           visits: 0,
           unique_visitors: 0,
+          leads: 0,
           sign_ups: 0,
           clients: 0,
         });
@@ -539,7 +567,7 @@ describeOnBackends('on $name', (backend) => {
       ).json<MarketerStats>();
       expect(body).not.toHaveProperty('team');
       expect(body).not.toHaveProperty('team_totals');
-      expect(body.totals).toMatchObject({ sign_ups: 3, clients: 1 });
+      expect(body.totals).toMatchObject({ leads: 3, sign_ups: 3, clients: 1 });
     });
 
     it('reads the members from the claim MARKETER_AUTH_TEAM_CLAIM names', async () => {

@@ -4,85 +4,73 @@ import type {
   StatsPeriod,
   TeamMember,
 } from '../../domain/marketer-stats';
-import type { SignUpCount } from '../registrations/sign-up-counts';
-import type { DayVisits, MarketerVisits } from '../visits/visit-repository';
+import { percent, type Count, type Counts } from '../counts';
 
 /** The first UTC day (YYYY-MM-DD) of a period that ends today. */
 export function firstDay(days: StatsPeriod, now: Date): string {
   return new Date(now.getTime() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
 }
 
-const noNumbers = (): LinkNumbers => ({ visits: 0, unique_visitors: 0, sign_ups: 0, clients: 0 });
-
-/** A part per hundred of a whole, one decimal; null when the whole is none. */
-const percent = (part: number, whole: number) =>
-  whole === 0 ? null : Math.round((part / whole) * 1000) / 10;
+/** A group's numbers as the marketers' answer names them (sign_ups: leads, under its first name). */
+const numbers = (counts?: Counts): LinkNumbers => ({
+  visits: counts?.visits ?? 0,
+  unique_visitors: counts?.unique_visitors ?? 0,
+  leads: counts?.leads ?? 0,
+  sign_ups: counts?.leads ?? 0,
+  clients: counts?.clients ?? 0,
+});
 
 function add(sum: LinkNumbers, row: LinkNumbers): LinkNumbers {
+  const leads = sum.leads + row.leads;
   return {
     visits: sum.visits + row.visits,
     unique_visitors: sum.unique_visitors + row.unique_visitors,
-    sign_ups: sum.sign_ups + row.sign_ups,
+    leads,
+    sign_ups: leads,
     clients: sum.clients + row.clients,
   };
 }
 
 /**
- * One marketer's numbers from their visits and leads per day and package (the leads counted by
- * countSignUps, as the report counts them): unique visitors added up over days, conversion as
- * sign-ups per hundred unique visitors and the client rate as clients per hundred sign-ups (one
- * decimal; null for none). Every day of the period is listed, zeros included, oldest first, so
- * a chart needs no gaps filled.
+ * One marketer's numbers from the count of their links per day and package (countAll, as the
+ * report counts them): unique visitors added up over days, conversion as leads per hundred
+ * unique visitors and the client rate as clients per hundred leads. Every day of the period is
+ * listed, zeros included, oldest first, so a chart needs no gaps filled.
  */
 export function buildMarketerStats(
   marketingId: string,
   days: StatsPeriod,
   now: Date,
-  visits: DayVisits[],
-  leads: SignUpCount<'day' | 'package_key'>[],
+  counted: Count<'day' | 'package_key'>[],
 ): MarketerStats {
   const byDay = new Map<string, MarketerStats['by_day'][number]>();
   for (let day = 0; day < days; day++) {
     const date = firstDay((days - day) as StatsPeriod, now);
-    byDay.set(date, { date, visits: 0, sign_ups: 0, clients: 0 });
+    byDay.set(date, { date, visits: 0, leads: 0, sign_ups: 0, clients: 0 });
   }
   const byPackage = new Map<string | null, LinkNumbers & { package_key: string | null }>();
-  const link = (packageKey: string | null) => {
-    let found = byPackage.get(packageKey);
-    if (found === undefined) {
-      found = { package_key: packageKey, ...noNumbers() };
-      byPackage.set(packageKey, found);
-    }
-    return found;
-  };
-  for (const row of visits) {
-    const found = link(row.packageKey);
-    found.visits += row.visits;
-    found.unique_visitors += row.visitors;
-    const day = byDay.get(row.day);
-    if (day !== undefined) day.visits += row.visits;
-  }
-  for (const row of leads) {
-    const found = link(row.package_key);
-    found.sign_ups += row.leads;
-    found.clients += row.clients;
+  for (const row of counted) {
+    const link = byPackage.get(row.package_key) ?? { package_key: row.package_key, ...numbers() };
+    byPackage.set(row.package_key, { ...link, ...add(link, numbers(row)) });
     const day = byDay.get(row.day ?? '');
     if (day !== undefined) {
-      day.sign_ups += row.leads;
+      day.visits += row.visits;
+      day.leads += row.leads;
+      day.sign_ups = day.leads;
       day.clients += row.clients;
     }
   }
   const by_package = [...byPackage.values()].sort((a, b) =>
     (a.package_key ?? '') < (b.package_key ?? '') ? -1 : 1,
   );
-  const totals = by_package.reduce(add, noNumbers());
+  const totals = by_package.reduce(add, numbers());
   return {
     marketing_id: marketingId,
     days,
     totals: {
       ...totals,
-      conversion_percent: percent(totals.sign_ups, totals.unique_visitors),
-      client_percent: percent(totals.clients, totals.sign_ups),
+      conversion_percent: percent(totals.leads, totals.unique_visitors),
+      client_percent: percent(totals.clients, totals.leads),
     },
     by_package,
     by_day: [...byDay.values()],
@@ -95,22 +83,12 @@ export function buildMarketerStats(
  */
 export function buildTeam(
   members: string[],
-  visits: MarketerVisits[],
-  leads: SignUpCount<'marketing_id'>[],
+  counted: Count<'marketing_id'>[],
 ): Required<Pick<MarketerStats, 'team' | 'team_totals'>> {
-  const team = new Map(members.map((id) => [id, { marketing_id: id, ...noNumbers() }]));
-  for (const row of visits) {
-    const member = team.get(row.marketingId);
-    if (member === undefined) continue;
-    member.visits += row.visits;
-    member.unique_visitors += row.visitors;
-  }
-  for (const row of leads) {
-    const member = team.get(row.marketing_id ?? '');
-    if (member === undefined) continue;
-    member.sign_ups += row.leads;
-    member.clients += row.clients;
-  }
-  const listed: TeamMember[] = [...team.values()];
-  return { team: listed, team_totals: listed.reduce(add, noNumbers()) };
+  const byMember = new Map(counted.map((row) => [row.marketing_id, row]));
+  const team: TeamMember[] = members.map((id) => ({
+    marketing_id: id,
+    ...numbers(byMember.get(id)),
+  }));
+  return { team, team_totals: team.reduce<LinkNumbers>(add, numbers()) };
 }

@@ -6,8 +6,7 @@ import { ar, arStats } from '../../domain/catalogue';
 import { marketerStatsPath, statsPeriods } from '../../domain/marketer-stats';
 import type { Database } from '../db/schema';
 import type { MarketerAuthConfig } from '../env';
-import { countSignUps } from '../registrations/sign-up-counts';
-import type { VisitRepository } from '../visits/visit-repository';
+import { countAll } from '../counts';
 import { createMarketerVerifier, tokenOf } from '../marketer-stats/marketer-auth';
 import { buildMarketerStats, buildTeam, firstDay } from '../marketer-stats/marketer-stats';
 
@@ -24,7 +23,6 @@ export interface MarketerStatsOptions {
   config: MarketerAuthConfig;
   now: () => Date;
   database: Database;
-  visits: VisitRepository;
 }
 
 // A page opened now and then asks a few times a minute; a script asks far more.
@@ -47,7 +45,7 @@ const query = z.object({
  */
 export const marketerStatsPlugin: FastifyPluginAsyncZod<MarketerStatsOptions> = async (
   app,
-  { config, now, database, visits },
+  { config, now, database },
 ) => {
   const verify = createMarketerVerifier(config, (error) =>
     app.log.error({ err: error }, "the platform's keys (JWKS) could not be fetched"),
@@ -115,18 +113,15 @@ export const marketerStatsPlugin: FastifyPluginAsyncZod<MarketerStatsOptions> = 
       const { days } = request.query;
       const today = now();
       const since = firstDay(days, today);
-      const [visited, leads] = await Promise.all([
-        visits.marketerDays(marketingId, since),
-        countSignUps(database.db, ['day', 'package_key'], { since, marketingIds: [marketingId] }),
-      ]);
-      const stats = buildMarketerStats(marketingId, days, today, visited, leads);
+      const counted = await countAll(database.db, ['day', 'package_key'], {
+        since,
+        marketingIds: [marketingId],
+      });
+      const stats = buildMarketerStats(marketingId, days, today, counted);
       if (team === undefined) return stats;
       // The members by marketer only: fifty of them are fifty rows, read in one statement each.
-      const [teamVisits, teamLeads] = await Promise.all([
-        visits.marketerTotals(team, since),
-        countSignUps(database.db, ['marketing_id'], { since, marketingIds: team }),
-      ]);
-      return { ...stats, ...buildTeam(team, teamVisits, teamLeads) };
+      const members = await countAll(database.db, ['marketing_id'], { since, marketingIds: team });
+      return { ...stats, ...buildTeam(team, members) };
     },
   );
 };

@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { writeTransaction } from '../db/dialect';
-import { countColumns, countKeys, storedCounts } from './sign-up-counts';
+import { countKeys, signUpColumns, storedCounts } from '../counts';
 import type {
   Database,
   LeadStatusChangesTable,
@@ -97,7 +97,7 @@ async function promoteRepeats(
 /**
  * Deletes the selected submissions, the history of their status and every webhook event about
  * either in one transaction, after adding their counts to the daily totals that every count of a
- * lead reads (sign-up-counts.ts), each for its lead's link and campaign. Deleting what is
+ * lead reads (counts.ts), each for its lead's link and campaign. Deleting what is
  * already gone does nothing; two instances (or the command and a server) deleting at once take
  * turns, so nothing is counted twice.
  */
@@ -125,17 +125,17 @@ export async function deleteSubmissions(
         .selectFrom('lead_status_changes')
         .select('id')
         .where('registration_id', 'in', chosen);
-      // Counted first, as every count of a lead counts them (sign-up-counts.ts).
+      // Counted first, as every count of a lead counts them (counts.ts).
       const counted = storedCounts(trx, { since: '', ids: chosen, repeats: true }).as('counted');
       await trx
         .insertInto('sign_up_totals')
-        .columns([...countKeys, ...countColumns])
+        .columns([...countKeys, ...signUpColumns])
         .expression(
           trx
             .selectFrom(counted)
             .select((eb) => [
               ...countKeys,
-              ...countColumns.map((column) => eb.fn.sum<number>(column).as(column)),
+              ...signUpColumns.map((column) => eb.fn.sum<number>(column).as(column)),
             ])
             .groupBy([...countKeys]),
         )
@@ -144,7 +144,7 @@ export async function deleteSubmissions(
             .columns([...countKeys])
             .doUpdateSet((eb) =>
               Object.fromEntries(
-                countColumns.map((column) => [
+                signUpColumns.map((column) => [
                   column,
                   eb(eb.ref(`sign_up_totals.${column}`), '+', eb.ref(`excluded.${column}`)),
                 ]),

@@ -12,7 +12,7 @@ import {
   type TestBackend,
 } from '../../../testing/server-test-helpers';
 import { createRegistrationRepository } from './registration-repository';
-import { countSignUps } from './sign-up-counts';
+import { countSignUps } from '../counts';
 
 async function openRepository({ database: kind }: TestBackend) {
   const database = await createTestDatabase(kind);

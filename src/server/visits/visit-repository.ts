@@ -1,7 +1,5 @@
-import { sql } from 'kysely';
 import {
   campaignsPerAddressDay,
-  campaignsPerLinkDay,
   otherCampaign,
   visitorsPerAddressLinkDay,
   visitsPerAddressDay,
@@ -24,29 +22,12 @@ export interface Visit {
   utmCampaign: string | null;
 }
 
-/** A link's numbers over a period. */
-export interface LinkVisits {
-  marketingId: string | null;
-  packageKey: string | null;
-  /** Visits: at most one a visitor, link and day. */
-  visits: number;
-  /** Unique visitors of each day, added up: the hash rotates daily, so days cannot be joined. */
-  visitors: number;
-}
-
-/** A campaign's numbers over a period: a utm_source and a utm_campaign, either null for none. */
-export interface CampaignVisits {
-  utmSource: string | null;
-  utmCampaign: string | null;
-  visits: number;
-  visitors: number;
-}
-
 /** The one way to the visits tables, whichever database DATABASE_URL names. */
 export interface VisitRepository {
   /**
-   * Stores the visits not stored yet, within the limits per address and link of campaigns.ts,
-   * in one transaction under one lock, so that instances count against the same limits.
+   * Stores the visits not stored yet, within the limits per address of campaigns.ts, in one
+   * transaction under one lock, so that instances count against the same limits. A link's
+   * campaigns are bounded where they are counted (counts.ts), as its leads' are.
    */
   add(visits: Visit[]): Promise<void>;
   /**
@@ -54,113 +35,23 @@ export interface VisitRepository {
    * visitor hash lives two days at most. Each row moves once, however many instances ask.
    */
   rollUp(day: string): Promise<void>;
-  /** Per marketer and package, from the day `since` (YYYY-MM-DD) on; everything without it. */
-  totals(options?: { since?: string }): Promise<LinkVisits[]>;
-  /** Per utm_source and utm_campaign, from the day `since` on; everything without it. */
-  campaignTotals(options?: { since?: string }): Promise<CampaignVisits[]>;
-  /** One marketer's links per day and package, from the day `since` on, counted as `totals`. */
-  marketerDays(marketingId: string, since: string): Promise<DayVisits[]>;
-  /** Each of these marketers' visits from the day `since` on, counted as `totals` (a team). */
-  marketerTotals(marketingIds: string[], since: string): Promise<MarketerVisits[]>;
 }
 
-/** A marketer's visits over a period. */
-export interface MarketerVisits {
-  marketingId: string;
-  visits: number;
-  visitors: number;
-}
-
-/** A marketer's link (its package) on one day. */
-export interface DayVisits {
-  day: string;
-  packageKey: string | null;
-  visits: number;
-  visitors: number;
-}
-
-type Totals = { visits: number | string; visitors: number | string };
 const key = ['day', 'marketing_id', 'package_key', 'utm_source', 'utm_campaign'] as const;
 
 export function createVisitRepository(database: Database): VisitRepository {
-  const { db } = database;
-
-  /**
-   * The finished days' totals and today's visitor rows, counted alike (a visitor row is one
-   * visitor, its count the visits of rows from before a visit was one a visitor, link and day),
-   * from the day `since` on and, when given, for these marketers.
-   */
-  function days(since: string, marketingIds?: string[]) {
-    return db.selectFrom(
-      db
-        .selectFrom('visit_totals')
-        .select([...key, 'visits', 'visitors'])
-        .where('day', '>=', since)
-        .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!))
-        .unionAll(
-          db
-            .selectFrom('visits')
-            .select((eb) => [...key, eb.ref('count').as('visits'), sql<number>`1`.as('visitors')])
-            .where('day', '>=', since)
-            .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!)),
-        )
-        .as('days'),
-    );
-  }
-
-  /** days(), added up by every key. */
-  async function counted(since: string, marketingIds?: string[]) {
-    const rows = await days(since, marketingIds)
-      .select((eb) => [
-        ...key,
-        eb.fn.sum<number | string>('visits').as('visits'),
-        eb.fn.sum<number | string>('visitors').as('visitors'),
-      ])
-      .groupBy([...key])
-      .execute();
-    // PostgreSQL's sum is a bigint, which pg gives as text.
-    return rows.map((row) => ({
-      ...row,
-      visits: Number(row.visits),
-      visitors: Number(row.visitors),
-    }));
-  }
-
-  /** Adds up `rows` by the keys `by` gives, '' read as null. */
-  function sumBy<Row extends Totals>(rows: Row[], by: (row: Row) => (string | null)[]) {
-    const sums = new Map<string, { keys: (string | null)[]; visits: number; visitors: number }>();
-    for (const row of rows) {
-      const keys = by(row).map((value) => (value === '' ? null : value));
-      const id = JSON.stringify(keys);
-      const sum = sums.get(id) ?? { keys, visits: 0, visitors: 0 };
-      sum.visits += Number(row.visits);
-      sum.visitors += Number(row.visitors);
-      sums.set(id, sum);
-    }
-    return [...sums.values()];
-  }
-
   return {
     async add(visits) {
       if (visits.length === 0) return;
       await writeTransaction(database, ['visits'], async (trx) => {
         const days = [...new Set(visits.map((visit) => visit.day))];
         const limits = new VisitLimits(
-          // What each address counted today, and the campaigns each link named today.
+          // What each address counted today.
           await trx
             .selectFrom('visits')
             .select([...key, 'visitor_hash', 'address_hash'])
             .where('day', 'in', days)
             .where('address_hash', 'in', [...new Set(visits.map((visit) => visit.addressHash))])
-            .execute(),
-          await trx
-            .selectFrom('visits')
-            .select(key)
-            .distinct()
-            .where('day', 'in', days)
-            .where('marketing_id', 'in', [
-              ...new Set(visits.map((visit) => visit.marketingId ?? '')),
-            ])
             .execute(),
         );
         const rows = visits
@@ -207,59 +98,12 @@ export function createVisitRepository(database: Database): VisitRepository {
         await trx.deleteFrom('visits').where('day', '<', day).execute();
       });
     },
-    async totals({ since } = {}) {
-      return sumBy(await counted(since ?? ''), (row) => [row.marketing_id, row.package_key]).map(
-        ({ keys: [marketingId = null, packageKey = null], visits, visitors }) => ({
-          marketingId,
-          packageKey,
-          visits,
-          visitors,
-        }),
-      );
-    },
-    async campaignTotals({ since } = {}) {
-      return sumBy(await counted(since ?? ''), (row) => [row.utm_source, row.utm_campaign]).map(
-        ({ keys: [utmSource = null, utmCampaign = null], visits, visitors }) => ({
-          utmSource,
-          utmCampaign,
-          visits,
-          visitors,
-        }),
-      );
-    },
-    async marketerDays(marketingId, since) {
-      return sumBy(await counted(since, [marketingId]), (row) => [row.day, row.package_key]).map(
-        ({ keys: [day = '', packageKey = null], visits, visitors }) => ({
-          day: day ?? '',
-          packageKey,
-          visits,
-          visitors,
-        }),
-      );
-    },
-    async marketerTotals(marketingIds, since) {
-      if (marketingIds.length === 0) return [];
-      // Added up in SQL by marketer: a team is a row each, not one per day, package and campaign.
-      const rows = await days(since, marketingIds)
-        .select((eb) => [
-          'marketing_id',
-          eb.fn.sum<number | string>('visits').as('visits'),
-          eb.fn.sum<number | string>('visitors').as('visitors'),
-        ])
-        .groupBy('marketing_id')
-        .execute();
-      return rows.map((row) => ({
-        marketingId: row.marketing_id,
-        visits: Number(row.visits),
-        visitors: Number(row.visitors),
-      }));
-    },
   };
 }
 
 /**
  * The limits of campaigns.ts, over the day's rows already stored and the visits admitted so
- * far: an address's visitors per link and visits in all, its campaigns, and each link's.
+ * far: an address's visitors per link, its visits in all and its campaigns.
  */
 class VisitLimits {
   private readonly stored = new Set<string>();
@@ -269,10 +113,8 @@ class VisitLimits {
 
   constructor(
     addressRows: Pick<VisitsTable, (typeof key)[number] | 'visitor_hash' | 'address_hash'>[],
-    linkCampaigns: Pick<VisitsTable, (typeof key)[number]>[],
   ) {
     for (const row of addressRows) this.count(row);
-    for (const row of linkCampaigns) this.name(`link ${linkOf(row)}`, campaignOf(row));
   }
 
   /** The row to insert for `visit`, its campaign bounded; undefined when it is not counted. */
@@ -295,13 +137,7 @@ class VisitLimits {
     }
     if ((this.visitsOf.get(address) ?? 0) >= visitsPerAddressDay) return undefined;
     const campaign = campaignOf(row);
-    if (
-      campaign !== noCampaign &&
-      !(
-        this.allows(`address ${address}`, campaign, campaignsPerAddressDay) &&
-        this.allows(`link ${linkOf(row)}`, campaign, campaignsPerLinkDay)
-      )
-    ) {
+    if (campaign !== noCampaign && !this.allows(address, campaign)) {
       row.utm_source = otherCampaign;
       row.utm_campaign = otherCampaign;
     }
@@ -317,20 +153,16 @@ class VisitLimits {
     const perLink = `${address} ${linkOf(row)}`;
     this.visitors.set(perLink, (this.visitors.get(perLink) ?? 0) + 1);
     this.visitsOf.set(address, (this.visitsOf.get(address) ?? 0) + 1);
-    this.name(`address ${address}`, campaignOf(row));
-    this.name(`link ${linkOf(row)}`, campaignOf(row));
-  }
-
-  private allows(owner: string, campaign: string, limit: number): boolean {
-    const named = this.campaignsOf.get(owner);
-    return named === undefined || named.has(campaign) || named.size < limit;
-  }
-
-  private name(owner: string, campaign: string) {
+    const campaign = campaignOf(row);
     if (campaign === noCampaign || campaign === otherOne) return;
-    const named = this.campaignsOf.get(owner) ?? new Set<string>();
+    const named = this.campaignsOf.get(address) ?? new Set<string>();
     named.add(campaign);
-    this.campaignsOf.set(owner, named);
+    this.campaignsOf.set(address, named);
+  }
+
+  private allows(address: string, campaign: string): boolean {
+    const named = this.campaignsOf.get(address);
+    return named === undefined || named.has(campaign) || named.size < campaignsPerAddressDay;
   }
 }
 

@@ -11,7 +11,7 @@ import {
 } from '../../../testing/server-test-helpers';
 import { buildPayload } from '../../domain/registration';
 import { otherCampaign } from '../campaigns';
-import { countSignUps } from '../registrations/sign-up-counts';
+import { countAll, countSignUps, countVisits } from '../counts';
 import { createVisitCounter, linkPreviewAgents } from './visit-counter';
 import { createVisitRepository, type VisitRepository } from './visit-repository';
 import { createVisitSalts } from './visit-salts';
@@ -65,7 +65,7 @@ describe('linkPreviewAgents', () => {
 async function campaignTotals(databaseUrl: string) {
   const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
   try {
-    return await createVisitRepository(database).campaignTotals();
+    return await countVisits(database.db, ['utm_source', 'utm_campaign']);
   } finally {
     await database.close();
   }
@@ -88,7 +88,7 @@ describeOnBackends('on $name', (backend) => {
       await test.services.visits.flush();
       const database = await openDatabase(loadConfig({ DATABASE_URL: test.databaseUrl }).database);
       try {
-        return await createVisitRepository(database).totals();
+        return await countVisits(database.db, ['marketing_id', 'package_key']);
       } finally {
         await database.close();
       }
@@ -108,10 +108,10 @@ describeOnBackends('on $name', (backend) => {
 
       expect(await totals()).toEqual(
         expect.arrayContaining([
-          { marketingId: '42', packageKey: 'premium_reco', visits: 2, visitors: 2 },
-          { marketingId: '42', packageKey: null, visits: 1, visitors: 1 },
-          { marketingId: null, packageKey: 'classic_portfolio', visits: 1, visitors: 1 },
-          { marketingId: null, packageKey: null, visits: 1, visitors: 1 },
+          { marketing_id: '42', package_key: 'premium_reco', visits: 2, unique_visitors: 2 },
+          { marketing_id: '42', package_key: null, visits: 1, unique_visitors: 1 },
+          { marketing_id: null, package_key: 'classic_portfolio', visits: 1, unique_visitors: 1 },
+          { marketing_id: null, package_key: null, visits: 1, unique_visitors: 1 },
         ]),
       );
       expect(await totals()).toHaveLength(4);
@@ -153,7 +153,7 @@ describeOnBackends('on $name', (backend) => {
         ]),
       );
       expect(await totals()).toEqual([
-        { marketingId: '42', packageKey: null, visits: 3, visitors: 3 },
+        { marketing_id: '42', package_key: null, visits: 3, unique_visitors: 3 },
       ]);
     });
 
@@ -165,7 +165,7 @@ describeOnBackends('on $name', (backend) => {
       await visit(url, laptop, '198.51.100.1');
       await visit(url, phone, '198.51.100.2');
       expect(await totals()).toEqual([
-        { marketingId: '7', packageKey: null, visits: 3, visitors: 3 },
+        { marketing_id: '7', package_key: null, visits: 3, unique_visitors: 3 },
       ]);
     });
 
@@ -180,8 +180,8 @@ describeOnBackends('on $name', (backend) => {
       await visit(url, phone, '198.51.100.20');
       expect(await totals()).toEqual(
         expect.arrayContaining([
-          { marketingId: '42', packageKey: 'premium_reco', visits: 11, visitors: 11 },
-          { marketingId: '42', packageKey: null, visits: 10, visitors: 10 },
+          { marketing_id: '42', package_key: 'premium_reco', visits: 11, unique_visitors: 11 },
+          { marketing_id: '42', package_key: null, visits: 10, unique_visitors: 10 },
         ]),
       );
     });
@@ -201,51 +201,60 @@ describeOnBackends('on $name', (backend) => {
       // Its first ten campaigns by name, the rest as other; 100 visits a day from one address.
       expect(campaigns).toHaveLength(11);
       expect(campaigns).toContainEqual({
-        utmSource: otherCampaign,
-        utmCampaign: otherCampaign,
+        utm_source: otherCampaign,
+        utm_campaign: otherCampaign,
         visits: 90,
-        visitors: 90,
+        unique_visitors: 90,
       });
     });
 
-    it('names 20 campaigns a link and day, the rest as other, for visits and leads alike', async () => {
+    it('names the 20 campaigns of a link and day with the most leads, the rest as other, for visits and leads alike', async () => {
       const { app, visit, totals, databaseUrl } = await start();
       const url = '/register/marketer/42';
-      for (let i = 0; i < 30; i += 1) {
-        const utm = { utm_source: 'ads', utm_campaign: `c${String(i).padStart(2, '0')}` };
-        await visit(`${url}?${new URLSearchParams(utm)}`, phone, `198.51.100.${i}`);
+      const campaigns = Array.from({ length: 25 }, (_, i) => `k${String(i).padStart(2, '0')}`);
+      // k00–k04 have one lead each, the other twenty two: the twenty keep their names, though
+      // the five were visited first and signed up through last.
+      const small = campaigns.slice(0, 5);
+      for (const [i, campaign] of campaigns.entries()) {
+        const query = new URLSearchParams({ utm_source: 'ads', utm_campaign: campaign });
+        await visit(`${url}?${query}`, phone, `198.51.100.${i}`);
+      }
+      const signUps = [...campaigns.slice(5), ...campaigns.slice(5), ...small].reverse();
+      for (const [i, campaign] of signUps.entries()) {
         const payload = buildPayload(
-          { name: 'سارة', email: '', phone: `9665000000${String(i).padStart(2, '0')}` },
+          { name: 'سارة', email: '', phone: `9665000001${String(i).padStart(2, '0')}` },
           { marketingId: '42' },
-          utm,
+          { utm_source: 'ads', utm_campaign: campaign },
         );
         expect(
           (await app.inject({ method: 'POST', url: '/api/external-register', payload })).statusCode,
         ).toBe(201);
       }
       await totals();
-      const campaigns = await campaignTotals(databaseUrl);
-      expect(campaigns).toHaveLength(21);
-      expect(campaigns).toContainEqual({
-        utmSource: otherCampaign,
-        utmCampaign: otherCampaign,
-        visits: 10,
-        visitors: 10,
-      });
       const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
       try {
-        const leads = await countSignUps(database.db, ['utm_source', 'utm_campaign']);
-        expect(leads).toHaveLength(21);
-        expect(leads).toContainEqual({
+        const counted = await countAll(database.db, ['utm_source', 'utm_campaign']);
+        const named = (rows: { utm_campaign: string | null }[]) =>
+          rows.map((row) => row.utm_campaign).sort();
+        expect(named(counted)).toEqual([otherCampaign, ...campaigns.slice(5)]);
+        expect(counted).toContainEqual({
           utm_source: otherCampaign,
           utm_campaign: otherCampaign,
-          leads: 10,
+          visits: 5,
+          unique_visitors: 5,
+          leads: 5,
           repeats: 0,
           contacted: 0,
           qualified: 0,
           clients: 0,
           lost: 0,
         });
+        for (const row of counted.filter((row) => row.utm_campaign !== otherCampaign)) {
+          expect(row).toMatchObject({ visits: 1, leads: 2 });
+        }
+        // Visits and leads counted apart name the same campaigns.
+        expect(named(await countVisits(database.db, ['utm_campaign']))).toEqual(named(counted));
+        expect(named(await countSignUps(database.db, ['utm_campaign']))).toEqual(named(counted));
       } finally {
         await database.close();
       }
@@ -255,7 +264,7 @@ describeOnBackends('on $name', (backend) => {
       const { visit, totals } = await start();
       await visit('/register/register-client/call_me_now/42');
       expect(await totals()).toEqual([
-        { marketingId: '42', packageKey: null, visits: 1, visitors: 1 },
+        { marketing_id: '42', package_key: null, visits: 1, unique_visitors: 1 },
       ]);
     });
 
@@ -263,7 +272,7 @@ describeOnBackends('on $name', (backend) => {
       const { visit, totals } = await start();
       for (let i = 0; i < 10; i += 1) await visit('/register/marketer/7');
       expect(await totals()).toEqual([
-        { marketingId: '7', packageKey: null, visits: 1, visitors: 1 },
+        { marketing_id: '7', package_key: null, visits: 1, unique_visitors: 1 },
       ]);
     });
 
@@ -276,7 +285,7 @@ describeOnBackends('on $name', (backend) => {
       await visit(`/register/register-client/${encodeURIComponent('حوّل 100 ريال')}/7`);
       for (let i = 0; i < 20; i += 1) await visit('/register/marketer/7', phone, `198.51.100.${i}`);
       expect(await totals()).toEqual([
-        { marketingId: '7', packageKey: null, visits: 20, visitors: 20 },
+        { marketing_id: '7', package_key: null, visits: 20, unique_visitors: 20 },
       ]);
     });
 
@@ -309,7 +318,7 @@ describeOnBackends('on $name', (backend) => {
       await visit(url);
       // Unique per day: one visitor on each of two days counts twice.
       expect(await totals()).toEqual([
-        { marketingId: '42', packageKey: 'economy_reco', visits: 2, visitors: 2 },
+        { marketing_id: '42', package_key: 'economy_reco', visits: 2, unique_visitors: 2 },
       ]);
       const rows = await tableRows(databaseUrl, 'visits');
       expect(rows.map(({ day }) => day)).toEqual(['2025-03-02']);
@@ -380,7 +389,9 @@ describeOnBackends('on $name', (backend) => {
           counter.record({ marketingId, ip, userAgent: phone });
         }
         await counter.flush();
-        const totalsByMarketer = (await stored.totals()).map((row) => row.marketingId).sort();
+        const totalsByMarketer = (await countVisits(database.db, ['marketing_id']))
+          .map((row) => row.marketing_id)
+          .sort();
         expect(totalsByMarketer).toEqual(['1', '2']);
       } finally {
         await database.close();

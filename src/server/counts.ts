@@ -1,0 +1,327 @@
+import { sql, type Expression, type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { LeadStatus } from '../domain/lead-status';
+import { campaignsPerLinkDay, otherCampaign } from './campaigns';
+import type { RegistrationsTable, Tables } from './db/schema';
+
+// The one count of visits and leads (docs/architecture.md has the words): the report per link
+// and per campaign and the marketers' and team leaders' numbers all read it, so that they agree,
+// also after a retention purge or an erasure.
+
+/** What a count can be split by: the UTC day, the link (marketer and package), the campaign. */
+export const countKeys = [
+  'day',
+  'marketing_id',
+  'package_key',
+  'utm_source',
+  'utm_campaign',
+] as const;
+export type CountKey = (typeof countKeys)[number];
+
+/**
+ * Visits (at most one a visitor, link and day) and unique visitors (each day's, added up: the
+ * visitor hash rotates daily, so days cannot be joined).
+ */
+export const visitColumns = ['visits', 'unique_visitors'] as const;
+
+/**
+ * Leads (first rows), repeats, and of the leads those whose status is now each outcome (a lead
+ * counts on the day it signed up, whenever its status changed).
+ */
+export const signUpColumns = [
+  'leads',
+  'repeats',
+  'contacted',
+  'qualified',
+  'clients',
+  'lost',
+] as const;
+
+export const countColumns = [...visitColumns, ...signUpColumns] as const;
+
+/** The outcome columns, and the lead status each counts. */
+export const outcomes = {
+  contacted: 'contacted',
+  qualified: 'qualified',
+  clients: 'client',
+  lost: 'lost',
+} as const satisfies Record<string, LeadStatus>;
+export const outcomeColumns = Object.keys(outcomes) as (keyof typeof outcomes)[];
+
+export type VisitCounts = Record<(typeof visitColumns)[number], number>;
+export type SignUpCounts = Record<(typeof signUpColumns)[number], number>;
+export type Counts = VisitCounts & SignUpCounts;
+
+type Keyed<K extends CountKey> = { [Key in K]: string | null };
+/** One group's counts; a key's null means none (no marketer, the free trial, no campaign). */
+export type Count<K extends CountKey> = Keyed<K> & Counts;
+export type VisitCount<K extends CountKey> = Keyed<K> & VisitCounts;
+export type SignUpCount<K extends CountKey> = Keyed<K> & SignUpCounts;
+
+export interface CountFilter {
+  /** From this time on (ISO). Visits and deleted sign-ups are kept per day: from its day on. */
+  since?: string;
+  /** Only these marketers' links (a repeat counts for its lead's marketer). */
+  marketingIds?: readonly string[];
+  /** Count repeats too; without it they are left out (they cost a join). */
+  repeats?: boolean;
+}
+
+/** A part per hundred of a whole, one decimal; null when the whole is none. */
+export function percent(part: number, whole: number): number | null {
+  return whole === 0 ? null : Math.round((part / whole) * 1000) / 10;
+}
+
+/** Visits and leads side by side, grouped by the keys `by`. */
+export function countAll<K extends CountKey>(
+  db: Kysely<Tables>,
+  by: readonly K[],
+  filter: CountFilter = {},
+): Promise<Count<K>[]> {
+  return count(db, by, filter, [...countColumns]);
+}
+
+/** Visits alone, grouped by the keys `by`, named as countAll names them. */
+export async function countVisits<K extends CountKey>(
+  db: Kysely<Tables>,
+  by: readonly K[],
+  filter: CountFilter = {},
+): Promise<VisitCount<K>[]> {
+  return pick(await count(db, by, filter, visitColumns), by, visitColumns);
+}
+
+/** Sign-ups alone, grouped by the keys `by`, named as countAll names them. */
+export async function countSignUps<K extends CountKey>(
+  db: Kysely<Tables>,
+  by: readonly K[],
+  filter: CountFilter = {},
+): Promise<SignUpCount<K>[]> {
+  return pick(await count(db, by, filter, signUpColumns), by, signUpColumns);
+}
+
+type Row = Record<CountKey, string> & Counts;
+
+/**
+ * Reads visits and sign-ups by the keys asked, or by every key when a campaign is among them: a
+ * link's campaigns of a day are named, or are otherCampaign, by their visits and leads together
+ * (foldCampaigns), so every count names the same ones. Groups without any of `wanted` are left
+ * out.
+ */
+async function count<K extends CountKey>(
+  db: Kysely<Tables>,
+  by: readonly K[],
+  { since = '', marketingIds, repeats = false }: CountFilter,
+  wanted: readonly (keyof Counts)[],
+): Promise<Count<K>[]> {
+  if (marketingIds?.length === 0) return [];
+  const asked = countKeys.filter((key) => (by as readonly CountKey[]).includes(key));
+  const byCampaign = asked.includes('utm_source') || asked.includes('utm_campaign');
+  const keys = byCampaign ? countKeys : asked;
+  const wants = (columns: readonly (keyof Counts)[]) =>
+    byCampaign || columns.some((column) => wanted.includes(column));
+  const stored = { keys, since, marketingIds, repeats };
+  const [visits, signUps] = await Promise.all([
+    wants(visitColumns) ? visitRows(db, stored) : [],
+    wants(signUpColumns) ? signUpRows(db, stored) : [],
+  ]);
+  const rows = sumBy([...visits, ...signUps], keys);
+  const named = byCampaign ? foldCampaigns(rows) : rows;
+  return sumBy(named, asked)
+    .filter((row) => wanted.some((column) => row[column] > 0))
+    .map((row) => {
+      const group = { ...row } as Record<string, string | number | null>;
+      for (const key of asked) group[key] = row[key] === '' ? null : row[key];
+      return group as Count<K>;
+    });
+}
+
+/** Adds up rows by `keys` (the others dropped), every count column there, 0 where a row has none. */
+function sumBy(
+  rows: Partial<Record<CountKey, string> & Record<keyof Counts, number | string>>[],
+  keys: readonly CountKey[],
+): Row[] {
+  const groups = new Map<string, Row>();
+  for (const row of rows) {
+    const id = JSON.stringify(keys.map((key) => row[key]));
+    let group = groups.get(id);
+    if (group === undefined) {
+      group = Object.fromEntries([
+        ...keys.map((key) => [key, row[key]]),
+        ...countColumns.map((column) => [column, 0]),
+      ]) as Row;
+      groups.set(id, group);
+    }
+    // PostgreSQL's sum is a bigint or numeric, which pg gives as text.
+    for (const column of countColumns) group[column] += Number(row[column] ?? 0);
+  }
+  return [...groups.values()];
+}
+
+function pick<K extends CountKey, C extends keyof Counts>(
+  rows: Count<K>[],
+  by: readonly K[],
+  columns: readonly C[],
+): (Keyed<K> & Record<C, number>)[] {
+  return rows.map(
+    (row) =>
+      Object.fromEntries([...by, ...columns].map((name) => [name, row[name]])) as Keyed<K> &
+        Record<C, number>,
+  );
+}
+
+/**
+ * Of each link's campaigns of a day, the campaignsPerLinkDay with the most leads keep their
+ * names (ties by visits, then by name, so that every count agrees); the rest become
+ * otherCampaign, visits and sign-ups alike. No campaign ('' and '') is never folded.
+ */
+export function foldCampaigns(rows: Row[]): Row[] {
+  const campaignOf = (row: Row) => JSON.stringify([row.utm_source, row.utm_campaign]);
+  const linkOf = (row: Row) => JSON.stringify([row.day, row.marketing_id, row.package_key]);
+  const hasNone = (row: Row) => row.utm_source === '' && row.utm_campaign === '';
+  const byLink = new Map<string, Map<string, { leads: number; visits: number }>>();
+  for (const row of rows) {
+    if (hasNone(row)) continue;
+    const campaigns = byLink.get(linkOf(row)) ?? new Map();
+    const size = campaigns.get(campaignOf(row)) ?? { leads: 0, visits: 0 };
+    size.leads += row.leads;
+    size.visits += row.visits;
+    campaigns.set(campaignOf(row), size);
+    byLink.set(linkOf(row), campaigns);
+  }
+  const kept = new Set<string>();
+  for (const [link, campaigns] of byLink) {
+    const ranked = [...campaigns].sort(
+      ([a, sizeA], [b, sizeB]) =>
+        sizeB.leads - sizeA.leads || sizeB.visits - sizeA.visits || (a < b ? -1 : a > b ? 1 : 0),
+    );
+    for (const [campaign] of ranked.slice(0, campaignsPerLinkDay)) kept.add(link + campaign);
+  }
+  return rows.map((row) =>
+    hasNone(row) || kept.has(linkOf(row) + campaignOf(row))
+      ? row
+      : { ...row, utm_source: otherCampaign, utm_campaign: otherCampaign },
+  );
+}
+
+interface Stored {
+  keys: readonly CountKey[];
+  since: string;
+  marketingIds?: readonly string[];
+  repeats: boolean;
+}
+
+/** The finished days' visit totals and today's visitor rows, counted alike. */
+function visitRows(db: Kysely<Tables>, { keys, since, marketingIds }: Stored) {
+  const day = since.slice(0, 10);
+  const days = db
+    .selectFrom('visit_totals')
+    .select([...countKeys, 'visits', 'visitors'])
+    .where('day', '>=', day)
+    .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!))
+    .unionAll(
+      // A visitor row is one visitor; its count the visits of rows from before a visit was one
+      // a visitor, link and day.
+      db
+        .selectFrom('visits')
+        .select((eb) => [...countKeys, eb.ref('count').as('visits'), sql<number>`1`.as('visitors')])
+        .where('day', '>=', day)
+        .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!)),
+    )
+    .as('days');
+  return db
+    .selectFrom(days)
+    .select((eb) => [
+      ...keys,
+      eb.fn.sum<number | string>('visits').as('visits'),
+      eb.fn.sum<number | string>('visitors').as('unique_visitors'),
+    ])
+    .$if(keys.length > 0, (q) => q.groupBy([...keys]))
+    .execute();
+}
+
+/** Stored sign-ups (storedCounts) and the counts kept for deleted ones (sign_up_totals). */
+function signUpRows(db: Kysely<Tables>, { keys, since, marketingIds, repeats }: Stored) {
+  const deleted = db
+    .selectFrom('sign_up_totals')
+    .where('day', '>=', since.slice(0, 10))
+    .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!))
+    .select([...keys, ...signUpColumns]);
+  const all = storedCounts(db, { since, marketingIds, repeats, by: keys }).unionAll(deleted);
+  return db
+    .selectFrom(all.as('counted'))
+    .select((eb) => [
+      ...keys,
+      ...signUpColumns.map((column) => eb.fn.sum<number | string>(column).as(column)),
+    ])
+    .$if(keys.length > 0, (q) => q.groupBy([...keys]))
+    .execute();
+}
+
+const day = (createdAt: Expression<string>) => sql<string>`substr(${createdAt}, 1, 10)`;
+// The lead's link or campaign, '' for none: what a count is kept by, with the day. Both
+// queries below name the lead's row `lead`.
+const leadKey = (column: Exclude<CountKey, 'day'> & keyof RegistrationsTable) =>
+  sql<string>`coalesce(${sql.ref(`lead.${column}`)}, '')`;
+
+/** Which stored sign-ups storedCounts reads, and by which keys it groups them. */
+interface StoredSignUps {
+  since: string;
+  marketingIds?: readonly string[];
+  /** Only these (a deletion's, counted before they go). */
+  ids?: SelectQueryBuilder<Tables, 'registrations', { id: string }>;
+  repeats: boolean;
+  /** Every key unless given: what a deletion keeps. */
+  by?: readonly CountKey[];
+}
+
+// Of the leads of a group, those whose status is now `status`.
+const withStatus = (status: LeadStatus) =>
+  sql<number>`sum(case when ${sql.ref('lead.status')} = ${sql.lit(status)} then 1 else 0 end)`;
+const none = () => outcomeColumns.map((column) => sql<number>`0`.as(column));
+
+/**
+ * Stored sign-ups by the day each was made and its lead's link and campaign (or those of the
+ * keys `by`): leads with their outcomes, and repeats. What a count reads, and what a deletion
+ * keeps in sign_up_totals (registrations/personal-data.ts), so that a lead is counted one way
+ * before and after. The columns are the keys in countKeys' order, then signUpColumns (the
+ * unions need one order).
+ */
+export function storedCounts(
+  db: Kysely<Tables>,
+  { since, marketingIds, ids, repeats, by = countKeys }: StoredSignUps,
+) {
+  const keys = countKeys.filter((key) => by.includes(key));
+  // The row whose time is the submission's day: the lead's own, or the repeat's.
+  const keyOf = (submission: 'lead' | 'r', key: CountKey) =>
+    key === 'day' ? day(sql.ref(`${submission}.created_at`)) : leadKey(key);
+  const grouped = (submission: 'lead' | 'r') => keys.map((key) => keyOf(submission, key));
+  // A lead is its own lead: read alone, through the marketer's covering index.
+  const leads = db
+    .selectFrom('registrations as lead')
+    .where('lead.repeat_of', 'is', null)
+    .where('lead.created_at', '>=', since)
+    .$if(marketingIds !== undefined, (q) => q.where('lead.marketing_id', 'in', marketingIds!))
+    .$if(ids !== undefined, (q) => q.where('lead.id', 'in', ids!))
+    .select((eb) => [
+      ...keys.map((key) => keyOf('lead', key).as(key)),
+      eb.fn.countAll<number>().as('leads'),
+      sql<number>`0`.as('repeats'),
+      ...outcomeColumns.map((column) => withStatus(outcomes[column]).as(column)),
+    ])
+    .$if(keys.length > 0, (q) => q.groupBy(grouped('lead')));
+  if (!repeats) return leads;
+  return leads.unionAll(
+    db
+      .selectFrom('registrations as r')
+      .innerJoin('registrations as lead', 'lead.id', 'r.repeat_of')
+      .where('r.created_at', '>=', since)
+      .$if(marketingIds !== undefined, (q) => q.where('lead.marketing_id', 'in', marketingIds!))
+      .$if(ids !== undefined, (q) => q.where('r.id', 'in', ids!))
+      .select((eb) => [
+        ...keys.map((key) => keyOf('r', key).as(key)),
+        sql<number>`0`.as('leads'),
+        eb.fn.countAll<number>().as('repeats'),
+        ...none(),
+      ])
+      .$if(keys.length > 0, (q) => q.groupBy(grouped('r'))),
+  );
+}
