@@ -138,6 +138,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(loadSheddingPlugin, {
     maxEventLoopDelay,
     commitWaitingMs: services.registrations.waitingMs,
+    maxCommitWaitMs: config.loadShedCommitWaitMs,
   });
   await app.register(rateLimitPlugin, { redis });
   const signUpOptions = {

@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       siteUrl: undefined,
       publicUrl: undefined,
       loadShedDelayMs: 200,
+      loadShedCommitWaitMs: 1_000,
       distDir: resolve('dist'),
       brand: { name: ar.brandDefault, logo: undefined, licence: undefined },
     });
@@ -58,6 +59,7 @@ describe('loadConfig', () => {
       siteUrl: undefined,
       distDir: resolve('build/dist'),
       loadShedDelayMs: 0,
+      loadShedCommitWaitMs: 1_000,
     });
   });
 

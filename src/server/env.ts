@@ -231,6 +231,11 @@ const envSchema = z.object({
   // Sign-ups are answered 503 with Retry-After while the event loop lags this many ms behind;
   // 0 turns shedding off. 200 ms: a visitor already waits, and the queue only grows from there.
   LOAD_SHED_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(200),
+  // With shedding on, sign-ups are shed too once the oldest waiting for its commit has waited
+  // this long: a queue the event loop does not see while it waits on the database. A second,
+  // not the lag's 200 ms: a cold connection's first commit takes a few hundred ms, and no one
+  // should be turned away for it.
+  LOAD_SHED_COMMIT_WAIT_MS: z.coerce.number().int().min(1).max(60_000).default(1_000),
   // The build's API address (src/web/env.ts): on another origin, the CSP must let pages call it.
   VITE_API_BASE_URL: z.string().optional(),
   HSTS_INCLUDE_SUBDOMAINS: z.enum(['true', 'false']).default('false'),
@@ -403,6 +408,8 @@ const configSchema = envSchema
     publicUrl: env.PUBLIC_URL,
     /** Event-loop lag (ms) past which sign-ups are shed; 0 is off. */
     loadShedDelayMs: env.LOAD_SHED_DELAY_MS,
+    /** How long the oldest sign-up may wait for its commit before new ones are shed. */
+    loadShedCommitWaitMs: env.LOAD_SHED_COMMIT_WAIT_MS,
     /** Where `npm run build` puts the pages: web/ (client) and ssr/ (the render module). */
     distDir: env.DIST_DIR,
     /** The origin of VITE_API_BASE_URL when it names another site. */

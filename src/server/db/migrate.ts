@@ -1,5 +1,5 @@
 import { Migrator, sql, type Migration } from 'kysely';
-import type { Database } from './schema';
+import type { Database, DatabaseKind } from './schema';
 import * as createRegistrations from './migrations/2025-11-21T2130-create-registrations';
 import * as createVisits from './migrations/2026-11-21T2220-create-visits';
 import * as postgresRegisterFunction from './migrations/2026-11-22T0100-postgres-register-function';
@@ -17,19 +17,22 @@ import * as spentChallenges from './migrations/2026-11-25T1200-spent-challenges'
 import * as visitAddresses from './migrations/2026-11-25T1210-visit-addresses';
 import * as consentEvidence from './migrations/2026-11-25T1300-consent-evidence';
 
-// Listed by hand rather than read from the folder, so the lists work the same under tsx,
-// vitest and any bundler. Names sort by their timestamp; append new ones at the end of each.
-// PostgreSQL's list has the stored functions of the versions before 2026-11-25, which SQLite
-// never had; a migration that differs between the two says so inside (isPostgres).
-const sqliteMigrations: Record<string, Migration> = {
+// Listed by hand rather than read from the folder, so the list works the same under tsx, vitest
+// and any bundler. Names sort by their timestamp; append new ones at the end. A module that
+// exports `postgres` runs that on PostgreSQL instead; an entry that is `{ postgres }` alone is
+// PostgreSQL's only (the stored functions of the versions before 2026-11-25, which SQLite never
+// had).
+const migrations: Record<string, Migration | { postgres: Migration }> = {
   '2025-11-21T2130-create-registrations': createRegistrations,
   '2026-11-21T2220-create-visits': createVisits,
+  '2026-11-22T0100-postgres-register-function': { postgres: postgresRegisterFunction },
   '2026-11-23T0930-visit-totals': visitTotals,
   '2026-11-23T1200-repeat-of': repeatOf,
   '2026-11-23T1500-webhook-events': webhookEvents,
   '2026-11-23T1700-campaign-parameters': campaignParameters,
   '2026-11-23T1800-marketer-stats-indexes': marketerStatsIndexes,
   '2026-11-23T1900-sign-up-totals': signUpTotals,
+  '2026-11-25T0900-drop-register-functions': { postgres: dropRegisterFunctions },
   '2026-11-25T0910-sign-up-totals-campaign': signUpTotalsCampaign,
   '2026-11-25T0920-webhook-event-subjects': webhookEventSubjects,
   '2026-11-25T1100-lead-statuses': leadStatuses,
@@ -37,24 +40,16 @@ const sqliteMigrations: Record<string, Migration> = {
   '2026-11-25T1210-visit-addresses': visitAddresses,
   '2026-11-25T1300-consent-evidence': consentEvidence,
 };
-const postgresMigrations: Record<string, Migration> = {
-  '2025-11-21T2130-create-registrations': createRegistrations,
-  '2026-11-21T2220-create-visits': createVisits,
-  '2026-11-22T0100-postgres-register-function': postgresRegisterFunction,
-  '2026-11-23T0930-visit-totals': visitTotals,
-  '2026-11-23T1200-repeat-of': repeatOf.postgres,
-  '2026-11-23T1500-webhook-events': webhookEvents.postgres,
-  '2026-11-23T1700-campaign-parameters': campaignParameters.postgres,
-  '2026-11-23T1800-marketer-stats-indexes': marketerStatsIndexes,
-  '2026-11-23T1900-sign-up-totals': signUpTotals,
-  '2026-11-25T0900-drop-register-functions': dropRegisterFunctions,
-  '2026-11-25T0910-sign-up-totals-campaign': signUpTotalsCampaign,
-  '2026-11-25T0920-webhook-event-subjects': webhookEventSubjects,
-  '2026-11-25T1100-lead-statuses': leadStatuses,
-  '2026-11-25T1200-spent-challenges': spentChallenges,
-  '2026-11-25T1210-visit-addresses': visitAddresses,
-  '2026-11-25T1300-consent-evidence': consentEvidence,
-};
+
+/** The migrations a database of this kind runs, by name. */
+function migrationsOf(kind: DatabaseKind): Record<string, Migration> {
+  const chosen: Record<string, Migration> = {};
+  for (const [name, entry] of Object.entries(migrations)) {
+    if (kind === 'postgres') chosen[name] = 'postgres' in entry ? entry.postgres : entry;
+    else if ('up' in entry) chosen[name] = entry;
+  }
+  return chosen;
+}
 
 // Kysely looks for its own tables in every schema unless told which one; naming the current
 // schema (the first of search_path) lets deployments that share a database by schema, as the
@@ -91,8 +86,7 @@ export async function migrator(database: Database): Promise<Migrator> {
     db: database.migrations,
     migrationTableSchema: await currentSchema(database),
     provider: {
-      getMigrations: async () =>
-        database.kind === 'postgres' ? postgresMigrations : sqliteMigrations,
+      getMigrations: async () => migrationsOf(database.kind),
     },
   });
 }

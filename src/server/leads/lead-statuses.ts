@@ -5,7 +5,7 @@ import { writeTransaction } from '../db/dialect';
 import type { Database, LeadStatusChangesTable, Tables } from '../db/schema';
 import { deletionLock } from '../registrations/personal-data';
 import { guarded } from '../registrations/registration-repository';
-import { newEventId } from '../webhooks/outbox';
+import { queueEvents } from '../webhooks/outbox';
 
 /** Which lead: by the id of any of its rows, or a phone's most recent lead. */
 export type LeadRef = { id: string } | { phone: string };
@@ -96,18 +96,9 @@ export function createLeadStatuses(
             .where('id', '=', row.id)
             .execute();
           if (webhookEvents) {
-            await trx
-              .insertInto('webhook_events')
-              .values({
-                id: newEventId(),
-                subject_id: change.id,
-                type: 'registration.status_changed',
-                status: 'pending',
-                attempts: 0,
-                created_at: changedAt,
-                next_attempt_at: changedAt,
-              })
-              .execute();
+            await queueEvents(trx, [
+              { subjectId: change.id, type: 'registration.status_changed', at: changedAt },
+            ]);
           }
           return { kind: 'changed', id: row.id, status, changedAt };
         }),

@@ -3,14 +3,13 @@ import fp from 'fastify-plugin';
 import { ar } from '../../domain/catalogue';
 import { retryAfterSeconds } from '../server-limits';
 
-/** How long the oldest sign-up may wait for its commit before new ones are shed. */
-const maxCommitWaitMs = 1_000;
-
 export interface LoadSheddingOptions {
   /** Event-loop lag (ms) past which API requests are answered 503 at once; 0 is off. */
   maxEventLoopDelay: number;
   /** How long the oldest sign-up waiting for its commit has waited (the repository's). */
   commitWaitingMs: () => number;
+  /** How long it may wait before new sign-ups are shed (LOAD_SHED_COMMIT_WAIT_MS). */
+  maxCommitWaitMs: number;
 }
 
 /**
@@ -19,13 +18,11 @@ export interface LoadSheddingOptions {
  * out. Lag measures that queue; utilisation does not (why: docs/reliability.md).
  */
 export const loadSheddingPlugin = fp<LoadSheddingOptions>(
-  async (app, { maxEventLoopDelay, commitWaitingMs }) => {
+  async (app, { maxEventLoopDelay, commitWaitingMs, maxCommitWaitMs }) => {
     await app.register(underPressure, {
       maxEventLoopDelay,
       // The sign-ups waiting for a commit are a queue too, one the event loop does not see
-      // while it waits on the database: once the oldest has waited a second, new ones are shed
-      // as well. A second, not the lag's limit: a cold connection's first commit takes a few
-      // hundred ms, and no one should be turned away for it.
+      // while it waits on the database (env.ts, LOAD_SHED_COMMIT_WAIT_MS).
       ...(maxEventLoopDelay > 0 && {
         healthCheck: async () => commitWaitingMs() <= maxCommitWaitMs,
         healthCheckInterval: 100,

@@ -6,7 +6,7 @@ import { utmOf, type Registration, type Utm } from '../../domain/registration';
 import { DatabaseUnavailableError } from '../db/database';
 import { writeTransaction } from '../db/dialect';
 import type { Database, RegistrationsTable, SignUpChannel, Tables } from '../db/schema';
-import { newEventId } from '../webhooks/outbox';
+import { queueEvents } from '../webhooks/outbox';
 import { groupCommit, type ItemResult } from './group-commit';
 
 /** A repeat is a submission of the same phone and notes as a lead of the 24 hours before it. */
@@ -148,24 +148,14 @@ async function storeSignUps(
       .execute();
   }
   if (webhookEvents) {
-    const events = rows.map((row) => ({
-      id: newEventId(),
-      subject_id: row.id,
-      type:
-        row.repeat_of === null
-          ? ('registration.created' as const)
-          : ('registration.repeated' as const),
-      status: 'pending' as const,
-      attempts: 0,
-      created_at: row.created_at,
-      next_attempt_at: row.created_at,
-    }));
-    for (let start = 0; start < events.length; start += rowsPerInsert) {
-      await trx
-        .insertInto('webhook_events')
-        .values(events.slice(start, start + rowsPerInsert))
-        .execute();
-    }
+    await queueEvents(
+      trx,
+      rows.map((row) => ({
+        subjectId: row.id,
+        type: row.repeat_of === null ? 'registration.created' : 'registration.repeated',
+        at: row.created_at,
+      })),
+    );
   }
   return rows.map((row) => ({ id: row.repeat_of ?? row.id, repeat: row.repeat_of !== null }));
 }

@@ -64,6 +64,34 @@ export function newEventId(): string {
   return `msg_${time}${randomUUID().replaceAll('-', '').slice(time.length)}`;
 }
 
+// Rows a statement, at most: SQLite takes up to 32,766 values.
+const rowsPerInsert = 500;
+
+/**
+ * Queues one event about each subject, due at once, in the caller's transaction: the event is
+ * written with what it is about, or neither is.
+ */
+export async function queueEvents(
+  trx: Kysely<Tables>,
+  events: { subjectId: string; type: WebhookEventType; at: string }[],
+): Promise<void> {
+  const rows = events.map(({ subjectId, type, at }) => ({
+    id: newEventId(),
+    subject_id: subjectId,
+    type,
+    status: 'pending' as const,
+    attempts: 0,
+    created_at: at,
+    next_attempt_at: at,
+  }));
+  for (let start = 0; start < rows.length; start += rowsPerInsert) {
+    await trx
+      .insertInto('webhook_events')
+      .values(rows.slice(start, start + rowsPerInsert))
+      .execute();
+  }
+}
+
 /** Each subject's `data`, by its id; a subject that is gone is missing. */
 type SubjectReader = (
   db: Kysely<Tables>,
