@@ -24,7 +24,7 @@ export type CountKey = (typeof countKeys)[number];
 export const visitColumns = ['visits', 'unique_visitors'] as const;
 
 /**
- * Leads (first rows), repeats, and of the leads those whose status is now each outcome (a lead
+ * Leads, repeats, and of the leads those whose status is now each outcome (a lead
  * counts on the day it signed up, whenever its status changed).
  */
 export const signUpColumns = [

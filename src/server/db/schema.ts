@@ -13,7 +13,7 @@ export interface RegistrationsTable {
   marketing_id: string | null;
   package_key: string | null;
   source: string | null;
-  /** A repeat's first row (same phone and notes within 24 hours); null on the first row. */
+  /** A repeat's lead (same phone and notes within 24 hours); null on a lead. */
   repeat_of: string | null;
   // The campaign parameters of the page the sign-up was sent from; null when absent.
   utm_source: string | null;
@@ -105,7 +105,7 @@ export interface SignUpTotalsTable {
 /** Every change of a lead's status: the lead's history, and the subject of its webhook event. */
 export interface LeadStatusChangesTable {
   id: string;
-  /** The lead (a first row). */
+  /** The lead. */
   registration_id: string;
   status: LeadStatus;
   previous_status: LeadStatus;

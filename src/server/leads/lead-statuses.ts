@@ -11,7 +11,7 @@ import { queueEvents } from '../webhooks/outbox';
 export type LeadRef = { id: string } | { phone: string };
 
 export type StatusChange =
-  /** The lead's id (its first row's), its status and when that status was set. */
+  /** The lead's id, its status and when that status was set. */
   | { kind: 'changed' | 'unchanged'; id: string; status: LeadStatus; changedAt: string }
   | { kind: 'not_found' };
 
@@ -35,7 +35,7 @@ export interface LeadStatusOptions {
   webhookEvents: boolean;
 }
 
-/** The lead's own row: a repeat's id leads to the first row it repeats. */
+/** The lead's own row: a repeat's id leads to its lead. */
 async function leadOf(trx: Kysely<Tables>, lead: LeadRef) {
   const columns = ['id', 'status', 'status_changed_at', 'created_at'] as const;
   if ('phone' in lead) {

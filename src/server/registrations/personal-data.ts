@@ -66,7 +66,7 @@ function selected(db: Kysely<Tables>, selection: Selection) {
 /**
  * Before `chosen` rows go: each lead among them whose repeats are not all going hands its place
  * to the oldest repeat left, which becomes the lead (repeat_of null) with the others linked to
- * it, so that no kept row points to a deleted one and the repeat rule finds a first row.
+ * it, so that no kept row points to a deleted one and the repeat rule finds a lead.
  */
 async function promoteRepeats(
   trx: Kysely<Tables>,

@@ -22,7 +22,7 @@ export interface StoredRegistration {
   marketingId: string | null;
   packageKey: string | null;
   source: Source | null;
-  /** The first row's id when this is a repeat (same phone and notes within 24 hours). */
+  /** The lead's id when this is a repeat (same phone and notes within 24 hours). */
   repeatOf: string | null;
   /** The campaign parameters the sign-up came with: only those present. */
   utm: Utm;
@@ -50,7 +50,7 @@ export interface PrivacyNotice {
 }
 
 export interface Registered {
-  /** The first row's id: the new row's own, or for a repeat the one it repeats. */
+  /** The lead's id: the new submission's own, or for a repeat its lead's. */
   id: string;
   repeat: boolean;
 }
@@ -59,8 +59,8 @@ export interface Registered {
 export interface RegistrationRepository {
   /**
    * Stores a sign-up. When the same phone sent the same notes in the last 24 hours it is a
-   * repeat: stored too, linked to that first row (which keeps the marketer's credit), and the
-   * first row's id is returned. It records the privacy notice of the repository's options and
+   * repeat: stored too, linked to that lead (which keeps the marketer's credit), and the
+   * lead's id is returned. It records the privacy notice of the repository's options and
    * the channel the sign-up came by.
    */
   register(input: Registration, now: Date, channel: SignUpChannel): Promise<Registered>;

@@ -21,7 +21,7 @@ export interface SignUpOptions {
 }
 
 /**
- * A validated sign-up's fate: stored (a repeat too, with the first row's id), caught by the
+ * A validated sign-up's fate: stored (a repeat too, with its lead's id), caught by the
  * honeypot (a fresh id of the same kind, so a bot learns nothing), or refused for want of a
  * solved proof-of-work challenge.
  */
