@@ -23,6 +23,9 @@ export const signedUpParameter = 'registered';
 /** The link page of docs/product.md §2, relative to basePath. */
 export const myLinkPath = '/my-registration-link';
 
+/** The provider's page of the referral programme (docs/program.md). */
+export const programPath = '/program';
+
 /**
  * The path of the form for a package and a marketer, either or neither (docs/product.md §2, §9): a
  * marketer's free-trial link is /register/marketer/{id}, a package link adds the package

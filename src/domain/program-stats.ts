@@ -1,0 +1,43 @@
+/**
+ * The referral programme's numbers (docs/program.md): GET /api/program/stats's answer, which the
+ * server builds from the one count and the provider's page shows. No person is in it: marketer
+ * ids, packages and campaigns only.
+ */
+import type { StatsPeriod } from './marketer-stats';
+
+export const programStatsPath = '/api/program/stats';
+
+/** A group's numbers over the period (leads and clients: by the day each lead signed up). */
+export interface ProgramNumbers {
+  visits: number;
+  unique_visitors: number;
+  leads: number;
+  clients: number;
+  /** Leads per hundred unique visitors, one decimal; null without visitors. */
+  conversion_percent: number | null;
+  /** Clients per hundred leads, one decimal; null without leads. */
+  client_percent: number | null;
+}
+
+export interface ProgramStats {
+  days: StatsPeriod;
+  /** The period's first and last UTC day (YYYY-MM-DD). */
+  from: string;
+  to: string;
+  totals: ProgramNumbers & { contacted: number; qualified: number; lost: number };
+  /** Every day of the period, oldest first, zeros included. */
+  by_day: { date: string; visits: number; leads: number; clients: number }[];
+  /** Each marketer with leads in the period, most leads first; null: the general links. */
+  marketers: (ProgramNumbers & { marketing_id: string | null })[];
+  /**
+   * Each campaign with visits or leads, null for none; `other`: the campaigns past a link's
+   * limit of a day, together (the report's "(other)"), whose two fields are then null.
+   */
+  campaigns: (ProgramNumbers & {
+    utm_source: string | null;
+    utm_campaign: string | null;
+    other: boolean;
+  })[];
+  /** Each package with visits or leads; null: the free trial. */
+  packages: (ProgramNumbers & { package_key: string | null })[];
+}
