@@ -25,10 +25,10 @@ async function timed<T>(run: () => Promise<T>): Promise<[T, number]> {
   return [result, performance.now() - start];
 }
 
-/** Polls /api/health until it answers 200: the app is expected to heal without a restart. */
+/** Polls /api/ready until it answers 200: the app is expected to heal without a restart. */
 async function healed(app: App, withinMs: number): Promise<void> {
   const deadline = Date.now() + withinMs;
-  while ((await app.inject({ url: '/api/health' })).statusCode !== 200) {
+  while ((await app.inject({ url: '/api/ready' })).statusCode !== 200) {
     if (Date.now() > deadline) throw new Error(`still unhealthy after ${withinMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -147,13 +147,13 @@ describe.each(testBackends.filter((backend) => backend.database === 'postgres'))
       expect(refused.statusCode).toBe(503);
       expect(refused.json()).toEqual({ error: ar.errorGeneric });
       expect(ms).toBeLessThan(3_500);
-      expect((await app.inject({ url: '/api/health' })).statusCode).toBe(503);
+      // Alive all along: a liveness probe must not restart an instance for the database's sake.
+      expect((await app.inject({ url: '/api/health' })).statusCode).toBe(200);
       const notReady = await app.inject({ url: '/api/ready' });
       expect([notReady.statusCode, notReady.json()]).toEqual([503, { status: 'unavailable' }]);
 
       await proxy.restore();
       await healed(app, 5_000);
-      expect((await app.inject({ url: '/api/ready' })).statusCode).toBe(200);
       expect((await app.inject({ method: 'POST', url, payload: payload(3) })).statusCode).toBe(201);
       expect((await rows()).map((row) => row.phone)).toEqual([phoneOf(1), phoneOf(3)]);
       expect(log()).toContain('database unavailable');
@@ -167,13 +167,13 @@ describe.each(testBackends.filter((backend) => backend.database === 'postgres'))
 
       proxy.stall();
       // The pooled connection waits for query_timeout (6 s), a new one for the 3 s connect limit.
-      const [[post, health], ms] = await timed(() =>
+      const [[post, ready], ms] = await timed(() =>
         Promise.all([
           app.inject({ method: 'POST', url, payload: payload(2) }),
-          app.inject({ url: '/api/health' }),
+          app.inject({ url: '/api/ready' }),
         ]),
       );
-      expect([post.statusCode, health.statusCode]).toEqual([503, 503]);
+      expect([post.statusCode, ready.statusCode]).toEqual([503, 503]);
       expect(post.json()).toEqual({ error: ar.errorGeneric });
       expect(ms).toBeLessThan(8_000);
 
