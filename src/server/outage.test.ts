@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { solveChallenge, type Challenge } from 'altcha-lib';
@@ -12,6 +13,7 @@ import {
   testBackends,
   testDatabaseUrl,
 } from '../../testing/server-test-helpers';
+import { e2eMarketerAuthSecret, marketerToken } from '../../testing/marketer-auth';
 
 const url = '/api/external-register';
 const phoneOf = (n: number) => `96651234567${n}`;
@@ -158,6 +160,41 @@ describe.each(testBackends.filter((backend) => backend.database === 'postgres'))
       expect((await rows()).map((row) => row.phone)).toEqual([phoneOf(1), phoneOf(3)]);
       expect(log()).toContain('database unavailable');
       expect(log()).not.toContain(phoneOf(2));
+    });
+
+    it('answers 503 with the Arabic text on every route that reads the database', async () => {
+      const proxy = await startProxy(new URL(testDatabaseUrl ?? ''));
+      const leadsKey = 'k'.repeat(32);
+      const { app, log } = await buildTestApp(
+        backend,
+        { MARKETER_AUTH_SECRET: e2eMarketerAuthSecret, LEADS_API_KEY: leadsKey },
+        { rewriteDatabaseUrl: via(proxy.port) },
+      );
+      const stats = async () =>
+        app.inject({
+          url: '/api/marketer/stats',
+          headers: { authorization: `Bearer ${await marketerToken('42')}` },
+        });
+      expect((await stats()).statusCode).toBe(200);
+
+      await proxy.cut();
+      const statsRefused = await stats();
+      const statusRefused = await app.inject({
+        method: 'POST',
+        url: `/api/leads/${randomUUID()}/status`,
+        headers: { authorization: `Bearer ${leadsKey}` },
+        payload: { status: 'client' },
+      });
+      expect([statsRefused.statusCode, statsRefused.json()]).toEqual([
+        503,
+        { error: ar.errorGeneric },
+      ]);
+      expect([statusRefused.statusCode, statusRefused.json()]).toEqual([
+        503,
+        { error: ar.errorGeneric },
+      ]);
+      expect(log()).toContain('database unavailable');
+      expect(log()).not.toContain('unexpected error');
     });
 
     it('answers 503 within the time limits when the network lets nothing through', async () => {
