@@ -205,6 +205,17 @@ describeOnBackends('POST /api/leads/:id/status on $name', (backend) => {
     expect((await rows())[0]).toMatchObject({ status: 'new' });
   });
 
+  it('answers 404 to an id not shaped as one, a NUL byte among them, and logs no error', async () => {
+    const { setStatus, log, rows } = await start(backend);
+    for (const id of ['\u0000', `${crypto.randomUUID()}\u0000`, '\uFFFF']) {
+      const response = await setStatus(id, { status: 'client' });
+      expect(response.statusCode, JSON.stringify(id)).toBe(404);
+      expect(response.json()).toEqual({ error: 'no lead with this id' });
+    }
+    expect(log()).not.toMatch(/"level":50/);
+    expect(await rows()).toEqual([]);
+  });
+
   it('does not exist without LEADS_API_KEY', async () => {
     const test = await buildTestApp(backend);
     const response = await test.app.inject({

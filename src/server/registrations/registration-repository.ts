@@ -194,6 +194,13 @@ export function toStored(row: RegistrationsTable): StoredRegistration {
   };
 }
 
+/**
+ * The shape of a submission's id (randomUUID, lowercase): an id from outside is checked against
+ * it before any query, as PostgreSQL refuses some text (a NUL byte) with an error, not a miss.
+ */
+export const registrationIdPattern =
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /** Runs `run`, telling a database out of reach (503) from a bug (500). */
 export async function guarded<T>(
   database: Database,
