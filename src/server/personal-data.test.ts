@@ -283,13 +283,19 @@ describeOnBackends('on $name', (backend) => {
         packageKey: 'premium_reco',
         repeatOf: null,
         utm: {},
-        consent: { privacyUrl: notice.PRIVACY_URL, privacyVersion: '2026-11', channel: 'api' },
+        consent: {
+          privacyUrl: notice.PRIVACY_URL,
+          privacyVersion: '2026-11',
+          channel: 'api',
+          attested: false,
+        },
         webhookEvents: [{ type: 'registration.created', status: 'pending', deliveredAt: null }],
       });
       expect(json.submissions[2].consent).toEqual({
         privacyUrl: notice.PRIVACY_URL,
         privacyVersion: '2026-11',
         channel: 'form',
+        attested: false,
       });
       expect(json.submissions[1]).toMatchObject({
         repeatOf: hers[0]!.id,

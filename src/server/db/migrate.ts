@@ -16,6 +16,7 @@ import * as leadStatuses from './migrations/2026-11-25T1100-lead-statuses';
 import * as spentChallenges from './migrations/2026-11-25T1200-spent-challenges';
 import * as visitAddresses from './migrations/2026-11-25T1210-visit-addresses';
 import * as consentEvidence from './migrations/2026-11-25T1300-consent-evidence';
+import * as consentAttested from './migrations/2026-11-26T1500-consent-attested';
 
 // Listed by hand rather than read from the folder, so the lists work the same under tsx,
 // vitest and any bundler. Names sort by their timestamp; append new ones at the end of each.
@@ -36,6 +37,7 @@ const sqliteMigrations: Record<string, Migration> = {
   '2026-11-25T1200-spent-challenges': spentChallenges,
   '2026-11-25T1210-visit-addresses': visitAddresses,
   '2026-11-25T1300-consent-evidence': consentEvidence,
+  '2026-11-26T1500-consent-attested': consentAttested,
 };
 const postgresMigrations: Record<string, Migration> = {
   '2025-11-21T2130-create-registrations': createRegistrations,
@@ -54,6 +56,7 @@ const postgresMigrations: Record<string, Migration> = {
   '2026-11-25T1200-spent-challenges': spentChallenges,
   '2026-11-25T1210-visit-addresses': visitAddresses,
   '2026-11-25T1300-consent-evidence': consentEvidence,
+  '2026-11-26T1500-consent-attested': consentAttested,
 };
 
 // Kysely looks for its own tables in every schema unless told which one; naming the current
