@@ -34,6 +34,13 @@ export const proofOfWorkMeta = 'proof-of-work';
 /** The name of the form's honeypot field (a name bots like to fill). */
 export const trapField = 'website';
 
+/**
+ * The name of the form's hidden field that holds the version of the privacy notice the page
+ * showed (docs/personal-data.md#consent): sent, it is what the submission records.
+ */
+export const privacyVersionField = 'privacy_version';
+export const privacyVersionMaxLength = 40;
+
 /** The campaign parameters a page's URL may carry, sent with a sign-up under the same names. */
 export const utmFields = [
   'utm_source',
@@ -108,6 +115,11 @@ export const registrationSchema = z.strictObject({
   notes: z.string().check(z.maxLength(notesMaxLength), z.refine(isPageNotes)),
   // The honeypot: people never see this field, so only a bot fills it.
   [trapField]: z.optional(z.string().check(z.maxLength(nameMaxLength))),
+  // The version of the privacy notice the page showed ('' for a notice without one); absent
+  // when the sender names none, and then the submission is recorded as not attesting one.
+  [privacyVersionField]: z.optional(
+    z.string().check(z.trim(), z.maxLength(privacyVersionMaxLength), z.refine(storable)),
+  ),
   // A solved proof-of-work challenge (base64 JSON), when the server asks for one.
   altcha: z.optional(z.string().check(z.maxLength(4_000))),
   marketing_id: z.optional(
@@ -134,15 +146,18 @@ export interface FormValues {
 }
 
 /**
- * The JSON body the form sends: marketing_id only when the route names a marketer, and the
- * page's campaign parameters (utmFromQuery) that are present.
+ * The JSON body the form sends: marketing_id only when the route names a marketer, the page's
+ * campaign parameters (utmFromQuery) that are present, and the version of the privacy notice
+ * the page showed, when it showed one.
  */
 export function buildPayload(
   values: FormValues,
   route: RouteAttribution,
   utm: Utm = {},
+  privacyVersion?: string,
 ): RegistrationPayload {
   const payload: RegistrationPayload = { ...values, notes: buildNotes(route), ...utm };
   if (route.marketingId !== undefined) payload.marketing_id = route.marketingId;
+  if (privacyVersion !== undefined) payload[privacyVersionField] = privacyVersion;
   return payload;
 }

@@ -17,7 +17,8 @@ export interface FormState {
 
 /**
  * The provider the pages name, as the server's environment sets it at start (BRAND_NAME,
- * BRAND_LOGO, BRAND_LICENCE, SITE_URL, PRIVACY_URL), so that one build serves any provider.
+ * BRAND_LOGO, BRAND_LICENCE, SITE_URL, PRIVACY_URL, PRIVACY_VERSION), so that one build serves
+ * any provider.
  */
 export interface Brand {
   /** In the titles, the link previews and the header. */
@@ -30,6 +31,8 @@ export interface Brand {
   siteUrl?: string | undefined;
   /** The provider's privacy policy: the notice under the form's button links to it (PDPL). */
   privacyUrl?: string | undefined;
+  /** Which version of it: the form sends it with a sign-up, as the notice it showed. */
+  privacyVersion?: string | undefined;
 }
 
 /** What the server needs to render a page: the request's path and query, and the site's origin. */

@@ -217,7 +217,7 @@ const envSchema = z.object({
   PUBLIC_URL: publicUrl.optional(),
   // The provider's privacy policy: set, the form names it under the button (docs/personal-data.md).
   PRIVACY_URL: z.url({ protocol: /^https?$/ }).optional(),
-  // Which version of that policy the form links: recorded with each submission as it is.
+  // Which version of that policy the form links: the page sends it back with each sign-up.
   PRIVACY_VERSION: z
     .string()
     .trim()

@@ -35,6 +35,7 @@ const sara: StoredRegistration = {
     privacyUrl: 'https://provider.example/privacy',
     privacyVersion: '2026-11',
     channel: 'api',
+    attested: true,
   },
   status: 'client',
   statusChangedAt: '2025-03-04T10:00:00.000Z',
@@ -54,7 +55,7 @@ const tricky: StoredRegistration = {
   statusChangedAt: null,
   utm: {},
   // Stored before the notice and channel were kept.
-  consent: { privacyUrl: '', privacyVersion: '', channel: '' },
+  consent: { privacyUrl: '', privacyVersion: '', channel: '', attested: false },
 };
 
 describe('formatRegistrations', () => {
@@ -63,7 +64,7 @@ describe('formatRegistrations', () => {
     expect(csv.startsWith('\uFEFF')).toBe(true);
     expect(csv.slice(1).split('\r\n')).toEqual([
       exportFields.join(','),
-      `${sara.id},${sara.createdAt},${sara.name},,${sara.phone},${sara.notes},42,premium_reco,marketer_link,,snapchat,,ramadan,,,https://provider.example/privacy,2026-11,api,client,2025-03-04T10:00:00.000Z`,
+      `${sara.id},${sara.createdAt},${sara.name},,${sara.phone},${sara.notes},42,premium_reco,marketer_link,,snapchat,,ramadan,,,https://provider.example/privacy,2026-11,api,client,2025-03-04T10:00:00.000Z,true`,
       '',
     ]);
   });
@@ -72,7 +73,7 @@ describe('formatRegistrations', () => {
     const row = formatRegistrations([tricky], 'csv').split('\r\n')[1];
     expect(row).toBe(
       `${tricky.id},${tricky.createdAt},"'=HYPERLINK(""http://evil.example"",""نعم, لا"")",` +
-        `a@example.com,966512345678,"line one\nline two",,,,${sara.id},,,,,,,,,,`,
+        `a@example.com,966512345678,"line one\nline two",,,,${sara.id},,,,,,,,,,,false`,
     );
   });
 
@@ -112,6 +113,7 @@ describe('formatRegistrations', () => {
       channel: 'api',
       status: 'client',
       status_changed_at: '2025-03-04T10:00:00.000Z',
+      privacy_attested: true,
     });
     expect(JSON.parse(lines[1] ?? '')).toMatchObject({
       repeat_of: sara.id,
@@ -120,6 +122,7 @@ describe('formatRegistrations', () => {
       channel: '',
       status: null,
       status_changed_at: null,
+      privacy_attested: false,
     });
     expect(Object.keys(JSON.parse(lines[1] ?? ''))).toEqual([...exportFields]);
   });
@@ -230,13 +233,14 @@ describeOnBackends('on $name', (backend) => {
       expect(
         lines[0]?.endsWith(
           ',source,repeat_of,utm_source,utm_medium,utm_campaign,utm_term,utm_content' +
-            ',privacy_url,privacy_version,channel,status,status_changed_at',
+            ',privacy_url,privacy_version,channel,status,status_changed_at,privacy_attested',
         ),
       ).toBe(true);
       // No PRIVACY_URL: the notice is empty; both came by the API. A lead is new until its
       // status changes; a repeat's status is its lead's, so empty.
-      expect(lines[1]).toMatch(new RegExp(`^${id},.*,سارة,.*,,,,,,,,,api,new,$`));
-      expect(lines[2]).toMatch(new RegExp(`,سارة أحمد,.*,${id},,,,,,,,api,,$`));
+      // Neither named a notice it was shown: not attested.
+      expect(lines[1]).toMatch(new RegExp(`^${id},.*,سارة,.*,,,,,,,,,api,new,,false$`));
+      expect(lines[2]).toMatch(new RegExp(`,سارة أحمد,.*,${id},,,,,,,,api,,,false$`));
     });
 
     it('records the notice each submission was shown and its channel: the API’s and the form’s', async () => {
@@ -289,13 +293,15 @@ describeOnBackends('on $name', (backend) => {
       await runExport(['--format', 'csv'], env, { ...quiet, out: (text) => (csv += text) });
       const lines = csv.slice(1).trimEnd().split('\r\n');
       expect(
-        lines[0]?.endsWith(',privacy_url,privacy_version,channel,status,status_changed_at'),
+        lines[0]?.endsWith(
+          ',privacy_url,privacy_version,channel,status,status_changed_at,privacy_attested',
+        ),
       ).toBe(true);
       expect(lines.find((line) => line.includes(',966500000001,'))).toMatch(
-        /,https:\/\/provider\.example\/privacy,2026-11,api,new,$/,
+        /,https:\/\/provider\.example\/privacy,2026-11,api,new,,false$/,
       );
       expect(lines.find((line) => line.includes(',966500000002,'))).toMatch(
-        /,https:\/\/provider\.example\/privacy,2026-11,form,new,$/,
+        /,https:\/\/provider\.example\/privacy,2026-11,form,new,,false$/,
       );
     });
 
@@ -359,7 +365,7 @@ describeOnBackends('on $name', (backend) => {
       );
       expect(csv.stdout.startsWith(`\uFEFF${exportFields.join(',')}\r\n`)).toBe(true);
       expect(csv.stdout).toContain(`,${values.name},,${values.phone},`);
-      expect(csv.stdout).toContain(',snapchat,,رمضان,,,,,api,new,\r\n');
+      expect(csv.stdout).toContain(',snapchat,,رمضان,,,,,api,new,,false\r\n');
 
       const bad = await run(tsx, ['src/server/export.ts', '--format', 'pdf'], { env }).catch(
         (error: { code: number; stderr: string }) => error,

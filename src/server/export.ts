@@ -16,7 +16,9 @@ export type ExportFormat = 'csv' | 'jsonl';
 const usage =
   'usage: npm run export -- --format csv|jsonl [--since YYYY-MM-DD[THH:MM:SSZ]] [--output FILE]';
 
-function toRecord(row: StoredRegistration): Record<(typeof exportFields)[number], string | null> {
+function toRecord(
+  row: StoredRegistration,
+): Record<(typeof exportFields)[number], string | boolean | null> {
   return {
     id: row.id,
     created_at: row.createdAt,
@@ -38,6 +40,7 @@ function toRecord(row: StoredRegistration): Record<(typeof exportFields)[number]
     channel: row.consent.channel,
     status: row.status,
     status_changed_at: row.statusChangedAt,
+    privacy_attested: row.consent.attested,
   };
 }
 
@@ -50,7 +53,14 @@ export function formatRegistrations(rows: StoredRegistration[], format: ExportFo
   if (format === 'jsonl') return records.map((record) => `${JSON.stringify(record)}\n`).join('');
   const lines = [
     exportFields.join(','),
-    ...records.map((record) => exportFields.map((field) => csvCell(record[field])).join(',')),
+    ...records.map((record) =>
+      exportFields
+        .map((field) => {
+          const value = record[field];
+          return csvCell(typeof value === 'boolean' ? String(value) : value);
+        })
+        .join(','),
+    ),
   ];
   return `\uFEFF${lines.map((line) => `${line}\r\n`).join('')}`;
 }

@@ -163,6 +163,7 @@ describeOnBackends('on $name', (backend) => {
         licence: sampleBrand.licence,
         siteUrl: sampleBrand.siteUrl,
         privacyUrl: sampleBrand.privacyUrl,
+        privacyVersion: sampleBrand.privacyVersion,
       });
     });
 

@@ -291,13 +291,19 @@ describeOnBackends('on $name', (backend) => {
         packageKey: 'premium_reco',
         repeatOf: null,
         utm: {},
-        consent: { privacyUrl: notice.PRIVACY_URL, privacyVersion: '2026-11', channel: 'api' },
+        consent: {
+          privacyUrl: notice.PRIVACY_URL,
+          privacyVersion: '2026-11',
+          channel: 'api',
+          attested: false,
+        },
         webhookEvents: [{ type: 'registration.created', status: 'pending', deliveredAt: null }],
       });
       expect(json.submissions[2].consent).toEqual({
         privacyUrl: notice.PRIVACY_URL,
         privacyVersion: '2026-11',
         channel: 'form',
+        attested: false,
       });
       expect(json.submissions[1]).toMatchObject({
         repeatOf: hers[0]!.id,
@@ -405,6 +411,71 @@ describeOnBackends('on $name', (backend) => {
       ]);
       expect(erased.json.erased.ids).toEqual([theirs!.id]);
       expect(await rows()).toEqual([hers]);
+    });
+
+    it("never gives nor erases by e-mail the outcome of the phone's owner, whose repeat came after", async () => {
+      const victim = people[3]!;
+      const { databaseUrl, rows, events } = await storedSignUps(backend, [
+        // Someone typed Noura's phone with their own e-mail first: the lead is their row.
+        { ...victim, at: '2025-04-10T11:15:00.000Z', name: 'محتال', email: 'someone@evil.example' },
+        victim,
+      ]);
+      const [theirs, hers] = await rows();
+      expect(hers!.repeat_of).toBe(theirs!.id);
+      // The provider calls the phone: Noura answers, and becomes a client.
+      const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
+      const statuses = createLeadStatuses(database, { webhookEvents: true });
+      const called = new Date(now.getTime() - 60_000);
+      await statuses.change({ phone: victim.phone }, 'contacted', 'api', called);
+      await statuses.change({ phone: victim.phone }, 'client', 'api', now);
+      await database.close();
+      // The outcomes of marketer 42's link: contacted, qualified, clients, lost.
+      const outcomes = async () =>
+        (await report(databaseUrl, '--format', 'csv'))
+          .split('\r\n')
+          .find((line) => line.startsWith('42,premium_reco,'))
+          ?.split(',')
+          .slice(7, 11);
+      expect(await outcomes()).toEqual(['0', '0', '1', '0']);
+
+      const { json } = await person(databaseUrl, ['--email', 'someone@evil.example']);
+      expect(json.submissions).toHaveLength(1);
+      expect(json.submissions[0]).toMatchObject({
+        id: theirs!.id,
+        status: null,
+        statusChangedAt: null,
+        statusHistory: [],
+        webhookEvents: [{ type: 'registration.created' }],
+      });
+      expect(JSON.stringify(json)).not.toContain('client');
+
+      const erased = await person(databaseUrl, [
+        '--email',
+        'someone@evil.example',
+        '--erase',
+        '--yes',
+      ]);
+      expect(erased.json.erased).toEqual({
+        submissions: 1,
+        statusChanges: 0,
+        webhookEvents: 1,
+        ids: [theirs!.id],
+      });
+      // Her row is the lead now, with the outcome, its history and their events.
+      expect(await rows()).toEqual([
+        { ...hers!, repeat_of: null, status: 'client', status_changed_at: now.toISOString() },
+      ]);
+      const { json: left } = await person(databaseUrl, ['--phone', victim.phone]);
+      expect(
+        left.submissions[0].statusHistory.map(({ status }: { status: string }) => status),
+      ).toEqual(['contacted', 'client']);
+      expect((await events()).map(({ type }) => type)).toEqual([
+        'registration.repeated',
+        'registration.status_changed',
+        'registration.status_changed',
+      ]);
+      // Still one client: the erased lead counts without the outcome that went on with her.
+      expect(await outcomes()).toEqual(['0', '0', '1', '0']);
     });
 
     it("makes the oldest repeat left the lead when an erasure takes a lead's first row", async () => {

@@ -1,4 +1,5 @@
 import { ar } from '../domain/catalogue';
+import { privacyVersionField } from '../domain/registration';
 import { useBrand } from './brand';
 
 // The logo's box in CSS pixels: as tall as a line of the header, and never wide enough to be
@@ -49,16 +50,18 @@ export function LicenceLine() {
 
 /**
  * The notice at collection under the form's button, when PRIVACY_URL is set: the policy opens
- * in a new tab, so that what was typed stays in the form.
+ * in a new tab, so that what was typed stays in the form. With it, a hidden field holds the
+ * notice's version (PRIVACY_VERSION, '' for none), which the form sends as the one it showed.
  */
 export function PrivacyNotice() {
-  const { privacyUrl } = useBrand();
+  const { privacyUrl, privacyVersion } = useBrand();
   return privacyUrl === undefined ? null : (
     <p className="privacy">
       {`${ar.privacyNotice} `}
       <a href={privacyUrl} target="_blank" rel="noopener">
         {ar.privacyLink}
       </a>
+      <input type="hidden" name={privacyVersionField} value={privacyVersion ?? ''} />
     </p>
   );
 }

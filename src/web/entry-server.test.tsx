@@ -4,6 +4,7 @@ import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ar, arPreview } from '../domain/catalogue';
 import { registrationPath } from '../domain/links';
 import { packageLabels } from '../domain/packages';
+import { privacyVersionField } from '../domain/registration';
 import type { FormState } from '../domain/render-contract';
 import { App } from './app';
 import { defaultBrand, readBrand } from './brand';
@@ -247,15 +248,27 @@ describe('the provider, set at start (BRAND_NAME, BRAND_LOGO, BRAND_LICENCE, SIT
     );
   });
 
-  it('adds the privacy notice under the button when PRIVACY_URL is set, and nothing else', () => {
+  it('adds the privacy notice under the button when PRIVACY_URL is set, with its version for the form to post', () => {
     const privacyUrl = 'https://provider.example/privacy?a=1&b=2';
-    const { html } = render(form, { origin, brand: { name: 'x', privacyUrl } });
+    const notice = `</div><p class="privacy">${ar.privacyNotice} <a href="https://provider.example/privacy\\?a=1&amp;b=2" target="_blank" rel="noopener">${ar.privacyLink}</a>`;
+    const { html } = render(form, {
+      origin,
+      brand: { name: 'x', privacyUrl, privacyVersion: '2026-11 "b"' },
+    });
     expect(html).toMatch(
       new RegExp(
-        `</div><p class="privacy">${ar.privacyNotice} <a href="https://provider.example/privacy\\?a=1&amp;b=2" target="_blank" rel="noopener">${ar.privacyLink}</a></p></form>`,
+        `${notice}<input type="hidden" name="${privacyVersionField}" value="2026-11 &quot;b&quot;"/></p></form>`,
       ),
     );
-    expect(render(form, { origin, brand: { name: 'x' } }).html).not.toContain('class="privacy"');
+    // A notice without a version: the form posts an empty one, the notice it showed.
+    expect(render(form, { origin, brand: { name: 'x', privacyUrl } }).html).toMatch(
+      new RegExp(
+        `${notice}<input type="hidden" name="${privacyVersionField}" value=""/></p></form>`,
+      ),
+    );
+    const none = render(form, { origin, brand: { name: 'x' } }).html;
+    expect(none).not.toContain('class="privacy"');
+    expect(none).not.toContain(privacyVersionField);
   });
 
   it('draws the header on the link page, whose card and licence line come on the client', () => {

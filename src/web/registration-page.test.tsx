@@ -6,7 +6,7 @@ import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ar } from '../domain/catalogue';
 import { signedUpParameter } from '../domain/links';
 import { buildNotes, type RouteAttribution } from '../domain/notes';
-import { proofOfWorkMeta, trapField } from '../domain/registration';
+import { privacyVersionField, proofOfWorkMeta, trapField } from '../domain/registration';
 import { apiBaseUrl } from './env';
 import { renderApp } from './test-helpers';
 
@@ -114,6 +114,33 @@ describe('the registration form', () => {
     await user.click(submitButton());
     await waitFor(() => expect(fetch).toHaveBeenCalledOnce());
     expect(sentBody(fetch)).not.toHaveProperty(trapField);
+  });
+
+  it('sends the version of the privacy notice it shows, and none when it shows no notice', async () => {
+    const privacyUrl = 'https://provider.example/privacy';
+    for (const [brand, sent] of [
+      [{ name: 'x', privacyUrl, privacyVersion: '2026-11' }, '2026-11'],
+      [{ name: 'x', privacyUrl }, ''],
+    ] as const) {
+      const fetch = stubFetch(created);
+      const { unmount } = renderApp('/register/register-client', brand);
+      expect(screen.getByRole('link', { name: ar.privacyLink })).toHaveAttribute(
+        'href',
+        privacyUrl,
+      );
+      const user = await fillIn({ name: 'Sara', phone: validPhone });
+      await user.click(submitButton());
+      await waitFor(() => expect(fetch).toHaveBeenCalledOnce());
+      expect(sentBody(fetch)).toMatchObject({ [privacyVersionField]: sent });
+      unmount();
+    }
+    const fetch = stubFetch(created);
+    renderApp('/register/register-client');
+    expect(screen.queryByRole('link', { name: ar.privacyLink })).toBeNull();
+    const user = await fillIn({ name: 'Sara', phone: validPhone });
+    await user.click(submitButton());
+    await waitFor(() => expect(fetch).toHaveBeenCalledOnce());
+    expect(sentBody(fetch)).not.toHaveProperty(privacyVersionField);
   });
 
   it('sends the honeypot when a bot fills it, for the server to drop', async () => {

@@ -7,6 +7,7 @@ import { normalizePhone, phoneMaxLength } from '../domain/phone';
 import {
   buildPayload,
   nameMaxLength,
+  privacyVersionField,
   registrationSchema,
   trapField,
   utmFromQuery,
@@ -95,12 +96,17 @@ export function RegistrationPage({ packageName, marketingId, shown }: Registrati
     setError('');
     setSuccess('');
     setInvalid([]);
+    const { elements } = event.currentTarget;
+    // The notice the page shows (PrivacyNotice's hidden field), as the form posted without
+    // JavaScript sends it too.
+    const notice = elements.namedItem(privacyVersionField);
     const payload = buildPayload(
       values,
       { packageName, marketingId },
       utmFromQuery(new URLSearchParams(window.location.search)),
+      notice instanceof HTMLInputElement ? notice.value : undefined,
     );
-    const trap = event.currentTarget.elements.namedItem(trapField);
+    const trap = elements.namedItem(trapField);
     if (trap instanceof HTMLInputElement && trap.value !== '') payload[trapField] = trap.value;
     const parsed = registrationSchema.safeParse(payload);
     if (!parsed.success) {

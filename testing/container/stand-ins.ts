@@ -69,7 +69,7 @@ export const standIns: Record<'node' | 'postgres' | 'redis' | 'caddy', StandIn> 
   redis: {
     tag: 'docker.io/library/redis:7-bookworm',
     containerfile: 'redis.Containerfile',
-    files: [],
+    files: ['redis-entrypoint.sh'],
   },
   caddy: { tag: 'docker.io/library/caddy:2', containerfile: 'caddy.Containerfile', files: [] },
 };

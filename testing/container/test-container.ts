@@ -392,6 +392,30 @@ async function composed(dir: string): Promise<void> {
     `${ids.length} of ${batch.length} answered (not: ${unanswered(batch)}), created by each instance: ${perInstance.join(' and ')}, ${missing.length} not stored once`,
   );
 
+  // compose.yaml's hardening of an instance, seen from inside: nothing written outside /tmp (and
+  // its volume; the node user's home is its own, so only a read-only root refuses it a file
+  // there), no capability in its bounding set, no privilege to gain.
+  const status = await podman('exec', service('app1'), 'cat', '/proc/1/status');
+  const field = (name: string) => new RegExp(`^${name}:\\s*(\\S+)`, 'm').exec(status)?.[1];
+  const writes = async (path: string) =>
+    (await run('podman', ['exec', service('app1'), 'touch', path])).code === 0;
+  const [homeWritten, tmpWritten] = [await writes('/home/node/probe'), await writes('/tmp/probe')];
+  check(
+    'an instance runs read-only but /tmp, without capabilities, with no new privileges',
+    !homeWritten && tmpWritten && /^0+$/.test(field('CapBnd') ?? '') && field('NoNewPrivs') === '1',
+    `home written ${homeWritten}, /tmp written ${tmpWritten}, CapBnd ${field('CapBnd')}, NoNewPrivs ${field('NoNewPrivs')}`,
+  );
+  // Redis holds the day's visitor salt (the pages viewed above made it) and keeps it off disk.
+  const redis = (...args: string[]) => podman('exec', service('redis'), 'redis-cli', ...args);
+  const salts = (await redis('--scan', '--pattern', 'tasjeel-visit-salt:*')).trim();
+  const [, save] = (await redis('config', 'get', 'save')).split('\n');
+  const [, appendOnly] = (await redis('config', 'get', 'appendonly')).split('\n');
+  check(
+    'Redis holds the visitor salt in memory only: no snapshot, no append-only file',
+    salts !== '' && save === '' && appendOnly === 'no',
+    `save "${save}", appendonly ${appendOnly}`,
+  );
+
   // One instance stopped while sign-ups stream through the proxy; they go on well past its exit.
   let stoppedAt = Infinity;
   const streamed: Sent[] = [];

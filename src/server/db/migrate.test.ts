@@ -176,7 +176,14 @@ describeOnBackends('on $name', ({ database: kind }) => {
 
     // The product did not record them: empty, not made up.
     expect(await test.rows()).toMatchObject([
-      { id: 'a', name: 'سارة', privacy_url: '', privacy_version: '', channel: '' },
+      {
+        id: 'a',
+        name: 'سارة',
+        privacy_url: '',
+        privacy_version: '',
+        channel: '',
+        privacy_attested: 0,
+      },
     ]);
     const repository = createRegistrationRepository(database, {
       privacyNotice: { url: 'https://provider.example/privacy', version: '2026-11' },
@@ -185,6 +192,7 @@ describeOnBackends('on $name', ({ database: kind }) => {
       privacyUrl: '',
       privacyVersion: '',
       channel: '',
+      attested: false,
     });
     await repository.register(
       { name: 'نورة', phone: '966500000002', notes },

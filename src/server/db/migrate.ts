@@ -17,6 +17,7 @@ import * as spentChallenges from './migrations/2026-11-25T1200-spent-challenges'
 import * as visitAddresses from './migrations/2026-11-25T1210-visit-addresses';
 import * as consentEvidence from './migrations/2026-11-25T1300-consent-evidence';
 import * as retentionIndexes from './migrations/2026-11-26T1500-retention-indexes';
+import * as consentAttested from './migrations/2026-11-26T1510-consent-attested';
 
 // Listed by hand rather than read from the folder, so the list works the same under tsx, vitest
 // and any bundler. Names sort by their timestamp; append new ones at the end. A module that
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration | { postgres: Migration }> = {
   '2026-11-25T1210-visit-addresses': visitAddresses,
   '2026-11-25T1300-consent-evidence': consentEvidence,
   '2026-11-26T1500-retention-indexes': retentionIndexes,
+  '2026-11-26T1510-consent-attested': consentAttested,
 };
 
 /** The migrations a database of this kind runs, by name. */

@@ -26,6 +26,11 @@ export interface RegistrationsTable {
   privacy_url: string;
   privacy_version: string;
   channel: SignUpChannel | '';
+  /**
+   * 1 when the submission sent the notice version its page showed (privacy_version is that one),
+   * 0 when it sent none (privacy_version is the server's at the time, as on every row before).
+   */
+  privacy_attested: number;
   /** What became of the lead (its last change); null on a repeat, whose lead's is the one. */
   status: LeadStatus | null;
   /** When the status last changed; null while the lead is as it came (`new`) or on a repeat. */
@@ -35,7 +40,10 @@ export interface RegistrationsTable {
 /** How a submission came: the pages' JSON API call, or the form posted without JavaScript. */
 export type SignUpChannel = 'api' | 'form';
 
-/** Its columns in the export's order (the lead's status last, as it was appended to the export). */
+/**
+ * Its columns in the export's order: each added later is appended (the lead's status, then
+ * whether the notice was attested), so a reader of the export by position keeps working.
+ */
 export const registrationColumns = [
   'id',
   'created_at',
@@ -57,6 +65,7 @@ export const registrationColumns = [
   'channel',
   'status',
   'status_changed_at',
+  'privacy_attested',
 ] as const satisfies (keyof RegistrationsTable)[];
 
 // One row per UTC day (YYYY-MM-DD), link and visitor; '' for no marketer or no package.

@@ -41,6 +41,7 @@ describe('openSqlite', () => {
           privacy_url: '',
           privacy_version: '',
           channel: 'api',
+          privacy_attested: 0,
         })
         .execute();
     await insert('first');

@@ -4,7 +4,7 @@ import type { LeadStatus } from '../../domain/lead-status';
 import { writeTransaction } from '../db/dialect';
 import type { Database, LeadStatusChangesTable, Tables } from '../db/schema';
 import { deletionLock } from '../registrations/personal-data';
-import { guarded } from '../registrations/registration-repository';
+import { guarded, registrationIdPattern } from '../registrations/registration-repository';
 import { queueEvents } from '../webhooks/outbox';
 
 /** Which lead: by the id of any of its rows, or a phone's most recent lead. */
@@ -49,6 +49,7 @@ async function leadOf(trx: Kysely<Tables>, lead: LeadRef) {
       .limit(1)
       .executeTakeFirst();
   }
+  if (!registrationIdPattern.test(lead.id)) return undefined;
   const row = await trx
     .selectFrom('registrations')
     .select(['id', 'repeat_of'])

@@ -51,6 +51,7 @@ export interface PagesOptions extends SignUpOptions {
     logo: LogoFile | undefined;
     licence: string | undefined;
     privacyUrl: string | undefined;
+    privacyVersion: string | undefined;
   };
   /** Set when marketers may see their numbers: the localStorage key of the platform's token. */
   marketerStatsStorageKey: string | undefined;
@@ -182,6 +183,7 @@ export async function pagesPlugin(
     licence: provider.licence,
     siteUrl,
     privacyUrl: provider.privacyUrl,
+    privacyVersion: provider.privacyVersion,
   };
   const signUpOptions = { repository, proofOfWork, now, rateLimitPerMinute };
   const proofOfWorkTag =

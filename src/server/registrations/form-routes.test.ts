@@ -3,7 +3,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { ar } from '../../domain/catalogue';
 import { registrationPath, signedUpParameter } from '../../domain/links';
 import { buildNotes, type RouteAttribution } from '../../domain/notes';
-import { trapField, type FormValues } from '../../domain/registration';
+import { privacyVersionField, trapField, type FormValues } from '../../domain/registration';
 import type { FormState } from '../../domain/render-contract';
 import { sampleBrand, sampleBrandEnv } from '../../../testing/sample-brand';
 import {
@@ -41,14 +41,15 @@ function postForm(
 }
 
 /**
- * The provider (BRAND_*, PRIVACY_URL) as the render was given it: every page the form's post
- * answers names it, and shows the privacy notice.
+ * The provider (BRAND_*, PRIVACY_URL, PRIVACY_VERSION) as the render was given it: every page the
+ * form's post answers names it, and shows the privacy notice with its version to post.
  */
 const provider = {
   name: sampleBrand.name,
   logo: { src: expect.stringMatching(/^\/register\/brand-logo-[0-9a-f]{12}\.svg$/) },
   licence: sampleBrand.licence,
   privacyUrl: sampleBrand.privacyUrl,
+  privacyVersion: sampleBrand.privacyVersion,
 };
 
 /** The form as the page shows it: values, invalid fields, error and success lines. */
@@ -152,6 +153,32 @@ describeOnBackends('on $name', (backend) => {
           utm_campaign: null,
           utm_term: null,
           utm_content: null,
+        },
+      ]);
+    });
+
+    it('records the notice version the page posted, and a post without one as not attested', async () => {
+      // The policy changed to 2026-12 after the page was shown with 2026-11.
+      const { app, rows } = await buildTestApp(backend, {
+        ...sampleBrandEnv,
+        PRIVACY_VERSION: '2026-12',
+      });
+      const shownNotice = { ...values, [trapField]: '', [privacyVersionField]: '2026-11' };
+      expect((await postForm(app, { fields: shownNotice })).statusCode).toBe(303);
+      const noNotice = { ...values, phone: '966500000002', [trapField]: '' };
+      expect((await postForm(app, { fields: noNotice })).statusCode).toBe(303);
+      expect(await rows()).toMatchObject([
+        {
+          privacy_url: sampleBrand.privacyUrl,
+          privacy_version: '2026-11',
+          privacy_attested: 1,
+          channel: 'form',
+        },
+        {
+          privacy_url: sampleBrand.privacyUrl,
+          privacy_version: '2026-12',
+          privacy_attested: 0,
+          channel: 'form',
         },
       ]);
     });

@@ -4,6 +4,7 @@ import { basePath, registrationPath, signedUpParameter } from '../../domain/link
 import { normalizePhone } from '../../domain/phone';
 import {
   buildPayload,
+  privacyVersionField,
   registrationSchema,
   trapField,
   utmFromQuery,
@@ -29,7 +30,7 @@ export interface FormRoutesOptions extends SignUpOptions {
 
 // What the form's fields are called: anything else in a post did not come from the form.
 const fields: readonly (keyof FormValues)[] = ['name', 'email', 'phone'];
-const formFields = new Set<string>([...fields, trapField]);
+const formFields = new Set<string>([...fields, trapField, privacyVersionField]);
 
 /** What the person typed, to show again; the phone as the form normalises it while typing. */
 function typedValues(body: FormBody): FormValues {
@@ -145,7 +146,7 @@ export async function formRoutes(
       // field for them, so they are read from the address it was posted to.
       const utm = utmFromQuery(queryOf(request));
       const parsed = registrationSchema.safeParse({
-        ...buildPayload(values, form, utm),
+        ...buildPayload(values, form, utm, body?.[privacyVersionField]),
         ...(trap !== '' && { [trapField]: trap }),
       });
       if (!parsed.success) {

@@ -102,27 +102,49 @@ async function chosenIds(
 /**
  * Before `chosen` rows go: each lead among them whose repeats are not all going hands its place
  * to the oldest repeat left, which becomes the lead (repeat_of null) with the others linked to
- * it, so that no kept row points to a deleted one and the repeat rule finds a lead.
+ * it, so that no kept row points to a deleted one and the repeat rule finds a lead. The
+ * lead's status and its history go on with the phone to that row: an erasure by e-mail takes the
+ * rows that gave the e-mail, not what the provider learnt by calling the phone (someone may have
+ * typed another person's phone first). The lead left behind is as it came (`new`), so that it is
+ * counted as a deleted lead without the outcome counted on the new one.
  */
 async function promoteRepeats(trx: Kysely<Tables>, chosen: RawBuilder<string>): Promise<void> {
   const left = await trx
-    .selectFrom('registrations')
-    .select(['id', 'repeat_of'])
-    .where('repeat_of', 'in', chosen)
-    .where('id', 'not in', chosen)
-    .orderBy('created_at')
-    .orderBy('id')
+    .selectFrom('registrations as r')
+    .innerJoin('registrations as lead', 'lead.id', 'r.repeat_of')
+    .select(['r.id', 'r.repeat_of', 'lead.status', 'lead.status_changed_at'])
+    .where('r.repeat_of', 'in', chosen)
+    .where('r.id', 'not in', chosen)
+    .orderBy('r.created_at')
+    .orderBy('r.id')
     .execute();
   const newLead = new Map<string, string>();
-  for (const { id, repeat_of: lead } of left) {
+  for (const { id, repeat_of: lead, status, status_changed_at } of left) {
     if (lead === null) continue;
     const promoted = newLead.get(lead);
-    if (promoted === undefined) newLead.set(lead, id);
-    // A promoted repeat starts as every lead does: the history of its lead goes with that lead.
+    if (promoted !== undefined) {
+      await trx
+        .updateTable('registrations')
+        .set({ repeat_of: promoted })
+        .where('id', '=', id)
+        .execute();
+      continue;
+    }
+    newLead.set(lead, id);
     await trx
       .updateTable('registrations')
-      .set(promoted === undefined ? { repeat_of: null, status: 'new' } : { repeat_of: promoted })
+      .set({ repeat_of: null, status, status_changed_at })
       .where('id', '=', id)
+      .execute();
+    await trx
+      .updateTable('lead_status_changes')
+      .set({ registration_id: id })
+      .where('registration_id', '=', lead)
+      .execute();
+    await trx
+      .updateTable('registrations')
+      .set({ status: 'new', status_changed_at: null })
+      .where('id', '=', lead)
       .execute();
   }
 }
@@ -145,14 +167,16 @@ export async function deleteSubmissions(
       const ids = await chosenIds(trx, database, selection);
       if (ids.length === 0) return { ids, statusChanges: 0, webhookEvents: 0 };
       // Read once, then named by id in every statement, each through an index; nothing
-      // promoteRepeats changes (the repeats left behind) moves a row in or out.
+      // promoteRepeats changes (the repeats left behind, and the status of the leads they leave)
+      // moves a row in or out, and the history it passes on is no longer theirs.
       const chosen = idsTable(database, ids);
       const rows = trx.selectFrom('registrations').select('id').where('id', 'in', chosen);
       const changes = trx
         .selectFrom('lead_status_changes')
         .select('id')
         .where('registration_id', 'in', chosen);
-      // Counted first, as every count of a lead counts them (counts.ts).
+      await promoteRepeats(trx, chosen);
+      // Counted before they go, as every count of a lead counts them (counts.ts).
       const counted = storedCounts(trx, { since: '', ids: rows, repeats: true }).as('counted');
       await trx
         .insertInto('sign_up_totals')
@@ -179,7 +203,6 @@ export async function deleteSubmissions(
             ),
         )
         .execute();
-      await promoteRepeats(trx, chosen);
       // One list, not an OR of two: each side is read through its index, not the whole table.
       const events = await trx
         .deleteFrom('webhook_events')
@@ -208,7 +231,9 @@ export async function deleteSubmissions(
 
 /**
  * The submissions of a person: of their phone, or that gave their e-mail; no other row. Each
- * with the history of its status and the webhook events about it or its changes.
+ * with the history of its status and the webhook events about it or its changes. Found by
+ * e-mail, a row has no status, history nor events of its changes: they are what the provider
+ * learnt by calling the phone, whose owner may be someone else, who signed up after.
  */
 export async function findPerson(
   database: Database,
@@ -227,14 +252,17 @@ export async function findPerson(
         .orderBy('id')
         .execute();
       if (rows.length === 0) return [];
+      const byEmail = 'email' in selection;
       const ids = rows.map(({ id }) => id);
-      const changes = await trx
-        .selectFrom('lead_status_changes')
-        .selectAll()
-        .where('registration_id', 'in', ids)
-        .orderBy('changed_at')
-        .orderBy('id')
-        .execute();
+      const changes = byEmail
+        ? []
+        : await trx
+            .selectFrom('lead_status_changes')
+            .selectAll()
+            .where('registration_id', 'in', ids)
+            .orderBy('changed_at')
+            .orderBy('id')
+            .execute();
       const events = await trx
         .selectFrom('webhook_events')
         .selectAll()
@@ -247,6 +275,7 @@ export async function findPerson(
         const subjects = new Set([row.id, ...own.map(({ id }) => id)]);
         return {
           ...row,
+          ...(byEmail && { status: null, status_changed_at: null }),
           status_changes: own,
           webhook_events: events.filter((event) => subjects.has(event.subject_id)),
         };

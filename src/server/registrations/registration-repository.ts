@@ -36,11 +36,14 @@ export interface StoredRegistration {
 /**
  * The consent's evidence: the privacy notice the form linked when the submission came ('' for
  * none) and how it came ('' on rows stored before it was kept). Its time is the submission's.
+ * `attested`: the version is the one the submission said its page showed; otherwise it sent
+ * none, and the version is the server's when it came.
  */
 export interface Consent {
   privacyUrl: string;
   privacyVersion: string;
   channel: SignUpChannel | '';
+  attested: boolean;
 }
 
 /** The privacy notice the form links (PRIVACY_URL, PRIVACY_VERSION); unset: none. */
@@ -60,8 +63,8 @@ export interface RegistrationRepository {
   /**
    * Stores a sign-up. When the same phone sent the same notes in the last 24 hours it is a
    * repeat: stored too, linked to that lead (which keeps the marketer's credit), and the
-   * lead's id is returned. It records the privacy notice of the repository's options and
-   * the channel the sign-up came by.
+   * lead's id is returned. It records the privacy notice of the repository's options (the
+   * version the sign-up says its page showed, when it says one) and the channel it came by.
    */
   register(input: Registration, now: Date, channel: SignUpChannel): Promise<Registered>;
   /** Every stored registration, oldest first, optionally only those from `since` on. */
@@ -90,7 +93,7 @@ export interface RepositoryOptions {
 type SentRow = Omit<RegistrationsTable, 'repeat_of' | 'status' | 'status_changed_at'>;
 type Lead = Pick<RegistrationsTable, 'id' | 'phone' | 'notes' | 'created_at'>;
 
-// Rows a statement, at most: SQLite takes up to 32,766 values (20 a row).
+// Rows a statement, at most: SQLite takes up to 32,766 values (21 a row).
 const rowsPerInsert = 500;
 
 /**
@@ -178,11 +181,19 @@ export function toStored(row: RegistrationsTable): StoredRegistration {
       privacyUrl: row.privacy_url,
       privacyVersion: row.privacy_version,
       channel: row.channel,
+      attested: row.privacy_attested === 1,
     },
     status: row.status,
     statusChangedAt: row.status_changed_at,
   };
 }
+
+/**
+ * The shape of a submission's id (randomUUID, lowercase): an id from outside is checked against
+ * it before any query, as PostgreSQL refuses some text (a NUL byte) with an error, not a miss.
+ */
+export const registrationIdPattern =
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Runs `run`, telling a database out of reach (503) from a bug (500). */
 export async function guarded<T>(
@@ -258,8 +269,9 @@ export function createRegistrationRepository(
           utm_term: input.utm_term ?? null,
           utm_content: input.utm_content ?? null,
           privacy_url: privacyNotice.url ?? '',
-          privacy_version: privacyNotice.version ?? '',
+          privacy_version: input.privacy_version ?? privacyNotice.version ?? '',
           channel,
+          privacy_attested: input.privacy_version === undefined ? 0 : 1,
         });
       }),
     list: ({ since } = {}) =>

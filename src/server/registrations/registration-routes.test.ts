@@ -70,11 +70,42 @@ describeOnBackends('on $name', (backend) => {
           privacy_url: '',
           privacy_version: '',
           channel: 'api',
+          // It named no notice it was shown.
+          privacy_attested: 0,
           // Every lead starts new.
           status: 'new',
           status_changed_at: null,
         },
       ]);
+    });
+
+    it('records the notice version the page sent, and one that sends none as not attested', async () => {
+      const notice = {
+        PRIVACY_URL: 'https://provider.example/privacy',
+        PRIVACY_VERSION: '2026-12',
+      };
+      const { app, rows } = await buildTestApp(backend, notice);
+      // A page rendered before the policy changed shows, and sends, the version before.
+      const shown = buildPayload(values, {}, {}, ' 2026-11 ');
+      expect((await app.inject({ method: 'POST', url, payload: shown })).statusCode).toBe(201);
+      const noneSent = buildPayload({ ...values, phone: '966500000002' }, {});
+      expect((await app.inject({ method: 'POST', url, payload: noneSent })).statusCode).toBe(201);
+      expect(
+        (await rows()).map(({ privacy_url, privacy_version, privacy_attested }) => ({
+          privacy_url,
+          privacy_version,
+          privacy_attested,
+        })),
+      ).toEqual([
+        { privacy_url: notice.PRIVACY_URL, privacy_version: '2026-11', privacy_attested: 1 },
+        { privacy_url: notice.PRIVACY_URL, privacy_version: '2026-12', privacy_attested: 0 },
+      ]);
+      for (const version of ['x'.repeat(41), 'a\u0000b', 'a\u202Eb', 7]) {
+        const payload = { ...buildPayload(values, {}), privacy_version: version };
+        const response = await app.inject({ method: 'POST', url, payload });
+        expect(response.statusCode, JSON.stringify(version)).toBe(400);
+      }
+      expect(await rows()).toHaveLength(2);
     });
 
     it('trims the name, keeps the e-mail and stores a numeric marketing_id as text', async () => {

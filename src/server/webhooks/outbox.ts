@@ -120,6 +120,7 @@ const readRegistrations: SubjectReader = async (db, ids) => {
           privacy_url: row.privacy_url,
           privacy_version: row.privacy_version,
           channel: row.channel,
+          privacy_attested: row.privacy_attested === 1,
         },
       },
     ]),

@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { packageLabel } from '../../domain/packages';
 import type { RouteAttribution } from '../../domain/notes';
-import { buildPayload, trapField, type Utm } from '../../domain/registration';
+import { buildPayload, privacyVersionField, trapField, type Utm } from '../../domain/registration';
 import {
   buildTestApp,
   describeOnBackends,
@@ -101,7 +101,7 @@ describeOnBackends('webhooks on $name', (backend) => {
         repeat_of: null,
         utm: {},
         // No PRIVACY_URL here: no notice to record; the pages' API call.
-        consent: { privacy_url: '', privacy_version: '', channel: 'api' },
+        consent: { privacy_url: '', privacy_version: '', channel: 'api', privacy_attested: false },
       },
     });
     expect(byRegistration.get(freeTrial)?.data).toMatchObject({
@@ -137,7 +137,12 @@ describeOnBackends('webhooks on $name', (backend) => {
         'content-type': 'application/x-www-form-urlencoded',
         origin: 'http://localhost:80',
       },
-      payload: new URLSearchParams({ ...values, [trapField]: '' }).toString(),
+      // With the notice's version the page showed, in its hidden field.
+      payload: new URLSearchParams({
+        ...values,
+        [trapField]: '',
+        [privacyVersionField]: '2026-11',
+      }).toString(),
     });
     expect(response.statusCode).toBe(303);
     await endpoint.waitFor(1);
@@ -145,7 +150,12 @@ describeOnBackends('webhooks on $name', (backend) => {
       phone: values.phone,
       marketing_id: '42',
       package_key: 'premium_reco',
-      consent: { privacy_url: notice.PRIVACY_URL, privacy_version: '2026-11', channel: 'form' },
+      consent: {
+        privacy_url: notice.PRIVACY_URL,
+        privacy_version: '2026-11',
+        channel: 'form',
+        privacy_attested: true,
+      },
     });
   });
 
