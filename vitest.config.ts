@@ -7,6 +7,9 @@ export default defineConfig({
   plugins: [react()],
   test: {
     globalSetup: ['testing/global-setup.ts'],
+    // A test waits for an event (a delivery, a log line) with expect.poll, never a sleep. On a
+    // busy machine the event comes late, not wrongly: the wait lasts as long as a test may.
+    expect: { poll: { timeout: 5_000 } },
     projects: [
       { extends: true, test: { name: 'domain', include: ['src/domain/**/*.test.ts'] } },
       {
