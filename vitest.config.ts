@@ -1,5 +1,6 @@
 import react from '@vitejs/plugin-react';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { eventWaitMs } from './testing/event-wait';
 
 const builtServerTests = 'src/server/security-http.test.ts';
 
@@ -7,9 +8,7 @@ export default defineConfig({
   plugins: [react()],
   test: {
     globalSetup: ['testing/global-setup.ts'],
-    // A test waits for an event (a delivery, a log line) with expect.poll, never a sleep. On a
-    // busy machine the event comes late, not wrongly: the wait lasts as long as a test may.
-    expect: { poll: { timeout: 5_000 } },
+    expect: { poll: { timeout: eventWaitMs } },
     projects: [
       { extends: true, test: { name: 'domain', include: ['src/domain/**/*.test.ts'] } },
       {
