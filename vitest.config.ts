@@ -1,5 +1,6 @@
 import react from '@vitejs/plugin-react';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { eventWaitMs } from './testing/event-wait';
 
 const builtServerTests = 'src/server/security-http.test.ts';
 
@@ -7,6 +8,7 @@ export default defineConfig({
   plugins: [react()],
   test: {
     globalSetup: ['testing/global-setup.ts'],
+    expect: { poll: { timeout: eventWaitMs } },
     projects: [
       { extends: true, test: { name: 'domain', include: ['src/domain/**/*.test.ts'] } },
       {

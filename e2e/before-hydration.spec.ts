@@ -62,7 +62,9 @@ test('a submit before the app has loaded is posted by the browser and stored onc
   const submit = page.getByRole('button', { name: ar.buttonSubmit });
   await expect(submit).toBeEnabled();
   await page.getByRole('textbox', { name: ar.fieldPhone }).press('Enter');
-  await page.waitForURL(`${path}?${signedUpParameter}`);
+  // Not until 'load' (openWithoutApp): on a busy machine, the page it lands on may be painted
+  // before its load event, which then waits for the held script, that is for release().
+  await page.waitForURL(`${path}?${signedUpParameter}`, { waitUntil: 'commit' });
   await expect(page.getByRole('status')).toHaveText(ar.success);
 
   // The app takes over the page it was sent to: the success line stays, the mark leaves the

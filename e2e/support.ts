@@ -89,7 +89,9 @@ export async function open(page: Page, path: string) {
 
 /**
  * Opens a page with the app's scripts held back until `release` is called: the server's HTML
- * alone, as a visitor on a slow phone sees it first.
+ * alone, as a visitor on a slow phone sees it first. Until then, no page of this tab may be
+ * waited for until 'load': the app's script is added once the first paint is reported, which
+ * can come before the load event, and a script added by then holds that event back.
  */
 export async function openWithoutApp(page: Page, path: string) {
   let release = () => {};
@@ -99,8 +101,6 @@ export async function openWithoutApp(page: Page, path: string) {
     // The request may belong to a page the browser has left meanwhile.
     await route.continue().catch(() => {});
   });
-  // Not until 'load': the app's script is added once the first paint is reported, which can
-  // come before the load event, and a script added by then holds that event back.
   await page.goto(path, { waitUntil: 'commit' });
   return release;
 }

@@ -18,8 +18,11 @@ export interface ReceivedEvent {
   at: number;
 }
 
-/** What the receiver answers to its n-th request (from 1): a status, or no answer at all. */
-export type Answer = (request: IncomingMessage, n: number) => number | 'hang';
+/**
+ * What the receiver answers to its n-th request (from 1): a status, no answer at all, or a
+ * status once the promise resolves (an endpoint that holds its requests until then).
+ */
+export type Answer = (request: IncomingMessage, n: number) => number | 'hang' | Promise<number>;
 
 export interface WebhookReceiver {
   url: string;
@@ -56,7 +59,7 @@ export async function startWebhookReceiver(
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
-    const status = answer(request, n);
+    const status = await answer(request, n);
     if (status === 'hang') return;
     let event: Omit<ReceivedEvent, 'id' | 'at'>;
     try {

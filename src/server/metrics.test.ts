@@ -176,11 +176,11 @@ describe('GET /metrics', () => {
 
     // The first event fails once, then arrives; the second arrives at once.
     expect((await app.inject({ method: 'POST', url, payload: signUp(1) })).statusCode).toBe(201);
-    await vi.waitFor(async () => expect(await attempts('failed')).toBe(1));
+    await expect.poll(() => attempts('failed')).toBe(1);
     answer = 204;
     expect((await app.inject({ method: 'POST', url, payload: signUp(2) })).statusCode).toBe(201);
     await endpoint.waitFor(2);
-    await vi.waitFor(async () => expect(await attempts('delivered')).toBe(2));
+    await expect.poll(() => attempts('delivered')).toBe(2);
     let samples = await scrape(origin);
     expect(sampleValue(samples, 'tasjeel_webhook_delivery_lag_seconds_count')).toBe(2);
     expect(sampleValue(samples, 'tasjeel_webhook_events', { status: 'pending' })).toBe(0);
@@ -189,7 +189,7 @@ describe('GET /metrics', () => {
     // A third fails, and waits an hour for its next attempt.
     answer = 503;
     expect((await app.inject({ method: 'POST', url, payload: signUp(3) })).statusCode).toBe(201);
-    await vi.waitFor(async () => expect(await attempts('failed')).toBe(2));
+    await expect.poll(() => attempts('failed')).toBe(2);
     const reads = vi.spyOn(services.outbox, 'status');
     samples = await scrape(origin);
     expect(reads).toHaveBeenCalledTimes(1);

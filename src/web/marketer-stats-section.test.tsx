@@ -1,4 +1,4 @@
-import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ar, arStats } from '../domain/catalogue';
 import { marketerStatsMeta, type MarketerStats } from '../domain/marketer-stats';
@@ -236,11 +236,19 @@ describe('the numbers on the link page', () => {
   );
 
   it('is not there, and nothing is asked, when the server has the numbers off', async () => {
-    localStorage.setItem('user', JSON.stringify({ role: 'marketing', id: 42 }));
+    // First a page with the numbers on, which loads the link page's and the section's chunks:
+    // from then on render() draws the page whole and runs its effects, so a section, and its
+    // request, would be there as soon as render() returns.
+    turnOn();
+    stubFetch(() => json(stats));
+    renderApp(path);
+    await screen.findByRole('region', { name: arStats.heading });
+    cleanup();
+    document.head.querySelector(`meta[name="${marketerStatsMeta}"]`)?.remove();
+
     const fetch = stubFetch(() => json(stats));
     renderApp(path);
     expect(screen.getByRole('heading', { name: ar.headingMyLink })).toBeInTheDocument();
-    await new Promise((resolve) => setTimeout(resolve, 50));
     expect(section()).not.toBeInTheDocument();
     expect(fetch).not.toHaveBeenCalled();
   });

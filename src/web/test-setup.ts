@@ -1,6 +1,9 @@
 import '@testing-library/jest-dom/vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterEach, vi } from 'vitest';
+import { eventWaitMs } from '../../testing/event-wait';
+
+configure({ asyncUtilTimeout: eventWaitMs });
 
 afterEach(() => {
   cleanup();
