@@ -176,7 +176,10 @@ function pick<K extends CountKey, C extends keyof Counts>(
 export function foldCampaigns(rows: Row[]): Row[] {
   const campaignOf = (row: Row) => JSON.stringify([row.utm_source, row.utm_campaign]);
   const linkOf = (row: Row) => JSON.stringify([row.day, row.marketing_id, row.package_key]);
-  const hasNone = (row: Row) => row.utm_source === '' && row.utm_campaign === '';
+  // No campaign, and the campaigns already folded where they were written (visits past an
+  // address's limit, or an erased person's own campaign), take no place among the named.
+  const hasNone = (row: Row) =>
+    (row.utm_source === '' && row.utm_campaign === '') || row.utm_source === otherCampaign;
   const byLink = new Map<string, Map<string, { leads: number; visits: number }>>();
   for (const row of rows) {
     if (hasNone(row)) continue;

@@ -501,8 +501,46 @@ describeOnBackends('on $name', (backend) => {
       // The erased lead still counts, as a deleted lead; the repeat left first is a lead now.
       const [byLink, byCampaign] = await counts();
       expect(byLink).toMatch(/42\s+premium_reco\s+0\s+0\s+2\s+2\s/);
-      expect(byCampaign).toMatch(/whatsapp\s+\(none\)\s+0\s+0\s+1\s+0/);
+      // whatsapp was hers alone: kept as other (below).
+      expect(byCampaign).toMatch(/\(other\)\s+\(other\)\s+0\s+0\s+1\s+0/);
       expect(byCampaign).toMatch(/\(none\)\s+\(none\)\s+0\s+0\s+1\s+2/);
+    });
+
+    it('keeps an erased campaign’s name only where it was not one person’s alone, visits alike', async () => {
+      const ahmed = { utm_source: 'sms', utm_campaign: 'ahmed-0501234567' };
+      const ramadan = { utm_source: 'ads', utm_campaign: 'ramadan' };
+      const { databaseUrl } = await storedSignUps(backend, [
+        { at: '2025-04-10T09:00:00.000Z', phone: '966500000001', ...premium42, utm: ahmed },
+        { at: '2025-04-10T09:10:00.000Z', phone: '966500000002', ...premium42, utm: ramadan },
+        { at: '2025-04-10T09:20:00.000Z', phone: '966500000003', ...premium42, utm: ramadan },
+      ]);
+      const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
+      onTestFinished(() => database.close());
+      const visits = { day: '2025-04-09', marketing_id: '42', package_key: 'premium_reco' };
+      await database.db
+        .insertInto('visit_totals')
+        .values([
+          { ...visits, ...ahmed, visits: 3, visitors: 2 },
+          { ...visits, ...ramadan, visits: 5, visitors: 4 },
+        ])
+        .execute();
+      await createLeadStatuses(database, { webhookEvents: false }).change(
+        { phone: '966500000001' },
+        'client',
+        'api',
+        now,
+      );
+      const campaigns = () => report(databaseUrl, '--by', 'campaign', '--format', 'csv');
+      expect(await campaigns()).toContain('sms,ahmed-0501234567,3,2,1,0,50.0,0,0,1,0,100.0');
+
+      await deleteSubmissions(database, { phone: '966500000001' });
+      await deleteSubmissions(database, { phone: '966500000002' });
+      const after = await campaigns();
+      // His link named him: its visits and his lead, a client, count as other now.
+      expect(after).not.toContain('ahmed');
+      expect(after).toContain('(other),(other),3,2,1,0,50.0,0,0,1,0,100.0');
+      // Two people signed up through ramadan: it keeps its name, one of them erased.
+      expect(after).toContain('ads,ramadan,5,4,2,0,50.0,0,0,0,0,0.0');
     });
 
     it('--erase asks first: a no erases nothing, and without a terminal it needs --yes', async () => {

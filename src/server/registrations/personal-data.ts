@@ -1,10 +1,12 @@
 import { sql, type ExpressionBuilder, type Kysely, type RawBuilder } from 'kysely';
 import { idsTable, writeTransaction } from '../db/dialect';
+import { otherCampaign } from '../campaigns';
 import { countKeys, signUpColumns, storedCounts } from '../counts';
 import type {
   Database,
   LeadStatusChangesTable,
   RegistrationsTable,
+  SignUpTotalsTable,
   Tables,
   WebhookEventsTable,
 } from '../db/schema';
@@ -149,6 +151,119 @@ async function promoteRepeats(trx: Kysely<Tables>, chosen: RawBuilder<string>): 
   }
 }
 
+// Totals rows a statement, at most: SQLite takes up to 32,766 values (11 a row).
+const rowsPerStatement = 2_000;
+
+type CountedRow = Record<(typeof countKeys)[number], string> &
+  Record<(typeof signUpColumns)[number], number | string>;
+
+/**
+ * The deleted submissions' counts as they are kept: a campaign keeps its name only where it is
+ * not one person's alone (two phones or more among its leads on those marketers' links, or a
+ * name the totals already keep), otherwise it becomes otherCampaign, and so do its visits, so
+ * that a link made for one person (utm_campaign=ahmed-0501234567) does not tell, after the
+ * erasure, what became of them; visits and leads still name the same campaigns (counts.ts).
+ */
+async function foldPersonalCampaigns(
+  trx: Kysely<Tables>,
+  counted: CountedRow[],
+): Promise<SignUpTotalsTable[]> {
+  const campaignOf = (row: { utm_source: string; utm_campaign: string }) =>
+    JSON.stringify([row.utm_source, row.utm_campaign]);
+  const named = counted.filter(
+    (row) => (row.utm_source !== '' || row.utm_campaign !== '') && row.utm_source !== otherCampaign,
+  );
+  const personal = new Set(named.map(campaignOf));
+  if (personal.size > 0) {
+    const source = sql<string>`coalesce(utm_source, '')`;
+    const campaign = sql<string>`coalesce(utm_campaign, '')`;
+    const shared = await trx
+      .selectFrom('registrations')
+      .select((eb) => [
+        source.as('utm_source'),
+        campaign.as('utm_campaign'),
+        eb.fn.count<number | string>('phone').distinct().as('phones'),
+      ])
+      .where('repeat_of', 'is', null)
+      .where(sql<string>`coalesce(marketing_id, '')`, 'in', [
+        ...new Set(named.map((row) => row.marketing_id)),
+      ])
+      .where(campaign, 'in', [...new Set(named.map((row) => row.utm_campaign))])
+      .groupBy([source, campaign])
+      .execute();
+    for (const row of shared) if (Number(row.phones) > 1) personal.delete(campaignOf(row));
+    const kept = await trx
+      .selectFrom('sign_up_totals')
+      .select(['utm_source', 'utm_campaign'])
+      .distinct()
+      .where('utm_campaign', 'in', [...new Set(named.map((row) => row.utm_campaign))])
+      .execute();
+    for (const row of kept) personal.delete(campaignOf(row));
+    for (const key of personal) await foldVisits(trx, JSON.parse(key) as [string, string]);
+  }
+  const totals = new Map<string, SignUpTotalsTable>();
+  for (const row of counted) {
+    const other = personal.has(campaignOf(row));
+    const keys = {
+      day: row.day,
+      marketing_id: row.marketing_id,
+      package_key: row.package_key,
+      utm_source: other ? otherCampaign : row.utm_source,
+      utm_campaign: other ? otherCampaign : row.utm_campaign,
+    };
+    const id = JSON.stringify(keys);
+    const total = totals.get(id) ?? {
+      ...keys,
+      ...(Object.fromEntries(signUpColumns.map((column) => [column, 0])) as Record<
+        (typeof signUpColumns)[number],
+        number
+      >),
+    };
+    for (const column of signUpColumns) total[column] += Number(row[column]);
+    totals.set(id, total);
+  }
+  return [...totals.values()];
+}
+
+/** A campaign's visits, on every link and day, counted as otherCampaign from now on. */
+async function foldVisits(trx: Kysely<Tables>, [source, campaign]: [string, string]) {
+  const visitKeys = ['day', 'marketing_id', 'package_key'] as const;
+  await trx
+    .insertInto('visit_totals')
+    .columns([...visitKeys, 'utm_source', 'utm_campaign', 'visits', 'visitors'])
+    .expression(
+      trx
+        .selectFrom('visit_totals')
+        .select((eb) => [
+          ...visitKeys,
+          eb.val(otherCampaign).as('utm_source'),
+          eb.val(otherCampaign).as('utm_campaign'),
+          'visits',
+          'visitors',
+        ])
+        .where('utm_source', '=', source)
+        .where('utm_campaign', '=', campaign),
+    )
+    .onConflict((oc) =>
+      oc.columns([...visitKeys, 'utm_source', 'utm_campaign']).doUpdateSet((eb) => ({
+        visits: eb(eb.ref('visit_totals.visits'), '+', eb.ref('excluded.visits')),
+        visitors: eb(eb.ref('visit_totals.visitors'), '+', eb.ref('excluded.visitors')),
+      })),
+    )
+    .execute();
+  await trx
+    .deleteFrom('visit_totals')
+    .where('utm_source', '=', source)
+    .where('utm_campaign', '=', campaign)
+    .execute();
+  await trx
+    .updateTable('visits')
+    .set({ utm_source: otherCampaign, utm_campaign: otherCampaign })
+    .where('utm_source', '=', source)
+    .where('utm_campaign', '=', campaign)
+    .execute();
+}
+
 /**
  * Deletes the selected submissions (by age: one chunk), the history of their status and every
  * webhook event about either in one transaction, after adding their counts to the daily totals that every count of a
@@ -177,32 +292,33 @@ export async function deleteSubmissions(
         .where('registration_id', 'in', chosen);
       await promoteRepeats(trx, chosen);
       // Counted before they go, as every count of a lead counts them (counts.ts).
-      const counted = storedCounts(trx, { since: '', ids: rows, repeats: true }).as('counted');
-      await trx
-        .insertInto('sign_up_totals')
-        .columns([...countKeys, ...signUpColumns])
-        .expression(
-          trx
-            .selectFrom(counted)
-            .select((eb) => [
-              ...countKeys,
-              ...signUpColumns.map((column) => eb.fn.sum<number>(column).as(column)),
-            ])
-            .groupBy([...countKeys]),
-        )
-        .onConflict((oc) =>
-          oc
-            .columns([...countKeys])
-            .doUpdateSet((eb) =>
-              Object.fromEntries(
-                signUpColumns.map((column) => [
-                  column,
-                  eb(eb.ref(`sign_up_totals.${column}`), '+', eb.ref(`excluded.${column}`)),
-                ]),
-              ),
-            ),
-        )
+      const counted = await trx
+        .selectFrom(storedCounts(trx, { since: '', ids: rows, repeats: true }).as('counted'))
+        .select((eb) => [
+          ...countKeys,
+          ...signUpColumns.map((column) => eb.fn.sum<number | string>(column).as(column)),
+        ])
+        .groupBy([...countKeys])
         .execute();
+      const folded = await foldPersonalCampaigns(trx, counted);
+      for (let start = 0; start < folded.length; start += rowsPerStatement) {
+        await trx
+          .insertInto('sign_up_totals')
+          .values(folded.slice(start, start + rowsPerStatement))
+          .onConflict((oc) =>
+            oc
+              .columns([...countKeys])
+              .doUpdateSet((eb) =>
+                Object.fromEntries(
+                  signUpColumns.map((column) => [
+                    column,
+                    eb(eb.ref(`sign_up_totals.${column}`), '+', eb.ref(`excluded.${column}`)),
+                  ]),
+                ),
+              ),
+          )
+          .execute();
+      }
       // One list, not an OR of two: each side is read through its index, not the whole table.
       const events = await trx
         .deleteFrom('webhook_events')
