@@ -15,7 +15,7 @@ import {
 } from './plugins/error-handling';
 import { leadsPlugin } from './plugins/leads';
 import { loadSheddingPlugin } from './plugins/load-shedding';
-import { marketerStatsPlugin } from './plugins/marketer-stats';
+import { statsPlugin } from './plugins/stats';
 import { loadBuild, pagesPlugin, type PageSource } from './plugins/pages';
 import { proxyTrustPlugin } from './plugins/proxy-trust';
 import { rateLimitPlugin } from './plugins/rate-limit';
@@ -154,9 +154,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     lifecycle: services.lifecycle,
     ...signUpOptions,
   });
-  // GET /api/marketer/stats, only with MARKETER_AUTH_*: same origin only, so outside the API's CORS
+  // GET /api/marketer/stats and /api/program/stats, only with MARKETER_AUTH_*: same origin
+  // only, so outside the API's CORS
   if (config.marketerAuth !== undefined) {
-    await app.register(marketerStatsPlugin, {
+    await app.register(statsPlugin, {
       prefix: '/api',
       config: config.marketerAuth,
       now,

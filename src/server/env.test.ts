@@ -224,6 +224,7 @@ describe('loadConfig', () => {
       cookie: undefined,
       maxAgeMs: 24 * 3_600_000,
       teamClaim: 'team',
+      programRoles: ['admin'],
     });
     const secret = 'x'.repeat(32);
     expect(
@@ -235,6 +236,7 @@ describe('loadConfig', () => {
         MARKETER_AUTH_COOKIE: 'platform_session',
         MARKETER_AUTH_MAX_AGE: '8h',
         MARKETER_AUTH_TEAM_CLAIM: 'https://platform.example/team',
+        PROGRAM_ROLES: ' admin, marketing_manager ,',
       }).marketerAuth,
     ).toEqual({
       keys: { kind: 'secret', secret },
@@ -244,6 +246,7 @@ describe('loadConfig', () => {
       cookie: 'platform_session',
       maxAgeMs: 8 * 3_600_000,
       teamClaim: 'https://platform.example/team',
+      programRoles: ['admin', 'marketing_manager'],
     });
   });
 

@@ -275,6 +275,16 @@ const envSchema = z.object({
     .optional(),
   // The claim of a team leader's token that lists their members' marketer ids (an array).
   MARKETER_AUTH_TEAM_CLAIM: z.string().min(1).max(100).default('team'),
+  // The roles of the platform's tokens that see the whole programme's numbers (docs/program.md).
+  PROGRAM_ROLES: z
+    .string()
+    .default('admin')
+    .transform((roles) =>
+      roles
+        .split(',')
+        .map((role) => role.trim())
+        .filter((role) => role !== ''),
+    ),
   // Set: the provider's CRM tells what became of each lead (POST /api/leads/:id/status).
   LEADS_API_KEY: leadsApiKeys.optional(),
   NODE_ENV: z.string().optional(),
@@ -354,6 +364,8 @@ function marketerAuthOf(env: Env) {
     maxAgeMs: env.MARKETER_AUTH_MAX_AGE,
     /** The claim of a team leader's token that lists their members (an array of marketer ids). */
     teamClaim: env.MARKETER_AUTH_TEAM_CLAIM,
+    /** The roles that see the programme's page and numbers (PROGRAM_ROLES). */
+    programRoles: env.PROGRAM_ROLES,
   };
 }
 

@@ -26,17 +26,18 @@ const publicKeyAlgorithms = [
   'Ed25519',
 ];
 
-export type MarketerCheck =
-  /** team: a team leader's members, as the token lists them; never set for a plain marketer. */
-  | { kind: 'marketer'; marketingId: string; team?: string[] }
+export type TokenCheck =
+  /**
+   * A valid token: its subject and role (each route says which roles it serves: 403 for the
+   * others). team: a team leader's members, as the token lists them; never set for another role.
+   */
+  | { kind: 'user'; sub: string; role: string; team?: string[] }
   /** No token, or one that is not valid now: 401. */
   | { kind: 'refused' }
-  /** A valid token of someone who is not a marketer: 403. */
-  | { kind: 'forbidden' }
   /** The platform's keys could not be fetched: no verdict on the token (503). */
   | { kind: 'unavailable' };
 
-export type MarketerVerifier = (token: string) => Promise<MarketerCheck>;
+export type TokenVerifier = (token: string) => Promise<TokenCheck>;
 
 // The key set is fetched again once it is this old, or when a token names a kid it lacks.
 const keysFreshMs = 10 * 60_000;
@@ -107,10 +108,10 @@ function remoteKeySet(url: string, onFetchFailed: (error: unknown) => void): JWT
  * Verifies the platform's tokens. The key set is fetched, cached and kept through the
  * platform's outages as remoteKeySet says, so a rotated key is accepted without a restart.
  */
-export function createMarketerVerifier(
+export function createTokenVerifier(
   config: MarketerAuthConfig,
   onFetchFailed: (error: unknown) => void = () => {},
-): MarketerVerifier {
+): TokenVerifier {
   const key: JWTVerifyGetKey | Uint8Array =
     config.keys.kind === 'jwks'
       ? remoteKeySet(config.keys.url, onFetchFailed)
@@ -142,12 +143,10 @@ export function createMarketerVerifier(
     // without one (exp: 1e308 would otherwise never expire).
     const issuedAt = typeof iat === 'number' ? iat : Date.now() / 1000;
     if (exp === undefined || exp - issuedAt > config.maxAgeMs / 1000) return { kind: 'refused' };
-    if (!marketerRoles.includes(role as (typeof marketerRoles)[number])) {
-      return { kind: 'forbidden' };
-    }
-    // Only a team leader has a team, whatever claims a marketer's token carries.
-    if (role !== 'team_leader_marketing') return { kind: 'marketer', marketingId: sub };
-    return { kind: 'marketer', marketingId: sub, team: teamOf(payload[config.teamClaim]) };
+    if (typeof role !== 'string') return { kind: 'user', sub, role: '' };
+    // Only a team leader has a team, whatever claims another token carries.
+    if (role !== 'team_leader_marketing') return { kind: 'user', sub, role };
+    return { kind: 'user', sub, role, team: teamOf(payload[config.teamClaim]) };
   };
 }
 

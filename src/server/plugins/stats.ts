@@ -1,25 +1,32 @@
 import { normalizeIP } from '@fastify/rate-limit';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ar, arStats } from '../../domain/catalogue';
 import { marketerStatsPath, statsPeriods } from '../../domain/marketer-stats';
+import { programStatsPath } from '../../domain/program-stats';
 import type { Database } from '../db/schema';
 import type { MarketerAuthConfig } from '../env';
 import { countAll } from '../counts';
-import { createMarketerVerifier, tokenOf } from '../marketer-stats/marketer-auth';
+import {
+  createTokenVerifier,
+  marketerRoles,
+  tokenOf,
+  type TokenCheck,
+} from '../marketer-stats/marketer-auth';
 import { buildMarketerStats, buildTeam, firstDay } from '../marketer-stats/marketer-stats';
+import { buildProgramStats } from '../marketer-stats/program-stats';
+
+type User = Extract<TokenCheck, { kind: 'user' }>;
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The marketer the request's token names, once verified. */
-    marketingId?: string;
-    /** A team leader's members, as their token lists them; never set for a plain marketer. */
-    team?: string[];
+    /** The platform's user the request's token names, once verified. */
+    user?: User;
   }
 }
 
-export interface MarketerStatsOptions {
+export interface StatsOptions {
   config: MarketerAuthConfig;
   now: () => Date;
   database: Database;
@@ -38,21 +45,23 @@ const query = z.object({
 });
 
 /**
- * GET /api/marketer/stats: a marketer's own numbers, for the subject of the platform's token,
- * and a team leader's team's, for the members the token lists (docs/marketer-kit.md); no
- * parameter can name another marketer. Registered under /api only
- * when MARKETER_AUTH_* is set, so that without it the path is a 404 like any other.
+ * The numbers behind the platform's token (docs/marketer-kit.md, docs/program.md):
+ * GET /api/marketer/stats, a marketer's own numbers for the token's subject and a team leader's
+ * team's, for the members the token lists (no parameter can name another marketer); and
+ * GET /api/program/stats, the whole programme's, for the roles of PROGRAM_ROLES. Registered
+ * under /api only when MARKETER_AUTH_* is set, so that without it the paths are a 404 like any
+ * other.
  */
-export const marketerStatsPlugin: FastifyPluginAsyncZod<MarketerStatsOptions> = async (
+export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
   app,
   { config, now, database },
 ) => {
-  const verify = createMarketerVerifier(config, (error) =>
+  const verify = createTokenVerifier(config, (error) =>
     app.log.error({ err: error }, "the platform's keys (JWKS) could not be fetched"),
   );
 
   app.addHook('onSend', async (_request, reply) => {
-    // One person's numbers: never kept by a shared cache, nor by the browser.
+    // One person's or the provider's numbers: never kept by a shared cache, nor by the browser.
     reply.header('cache-control', 'private, no-store');
     // The answer depends on who asks.
     reply.header('vary', 'authorization, cookie');
@@ -60,7 +69,7 @@ export const marketerStatsPlugin: FastifyPluginAsyncZod<MarketerStatsOptions> = 
 
   // Before any token is verified, a limit per address (IPv6: per /48), so that no stream of
   // made-up tokens costs more than that in verifications. Its own limiter: the route's limit
-  // (one limiter a request, for the library) still counts per marketer afterwards.
+  // (one limiter a request, for the library) still counts per user afterwards.
   const perAddress = app.createRateLimit({
     timeWindow: 60_000,
     max: checksPerAddressPerMinute,
@@ -76,7 +85,7 @@ export const marketerStatsPlugin: FastifyPluginAsyncZod<MarketerStatsOptions> = 
     }
   });
 
-  // Verified before the route's rate limit (a preHandler), which then counts per marketer.
+  // Verified before the route's rate limit (a preHandler), which then counts per user.
   app.addHook('onRequest', async (request: FastifyRequest, reply) => {
     const token = tokenOf(request.headers, config.cookie);
     const check = token === undefined ? { kind: 'refused' as const } : await verify(token);
@@ -88,28 +97,32 @@ export const marketerStatsPlugin: FastifyPluginAsyncZod<MarketerStatsOptions> = 
     }
     // The failed fetch was logged once (above); the requests it fails are not, one by one.
     if (check.kind === 'unavailable') return reply.code(503).send({ error: arStats.errorStats });
-    if (check.kind === 'forbidden') {
-      return reply.code(403).send({ error: ar.errorNotAuthorized });
-    }
-    request.marketingId = check.marketingId;
-    request.team = check.team;
+    request.user = check;
+  });
+
+  /** The route's options: served to these roles alone (403 for the others), limited per user. */
+  const forRoles = (roles: readonly string[], name: string) => ({
+    schema: { querystring: query },
+    onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
+      if (!roles.includes(request.user!.role)) {
+        return reply.code(403).send({ error: ar.errorNotAuthorized });
+      }
+    },
+    config: {
+      rateLimit: {
+        hook: 'preHandler' as const,
+        timeWindow: 60_000,
+        max: requestsPerMinute,
+        keyGenerator: (request: FastifyRequest) => `${name}:${request.user!.sub}`,
+      },
+    },
   });
 
   app.get(
     marketerStatsPath.slice('/api'.length),
-    {
-      schema: { querystring: query },
-      config: {
-        rateLimit: {
-          hook: 'preHandler',
-          timeWindow: 60_000,
-          max: requestsPerMinute,
-          keyGenerator: (request: FastifyRequest) => `marketer:${request.marketingId}`,
-        },
-      },
-    },
+    forRoles(marketerRoles, 'marketer'),
     async (request) => {
-      const { marketingId, team } = request as { marketingId: string; team?: string[] };
+      const { sub: marketingId, team } = request.user!;
       const { days } = request.query;
       const today = now();
       const since = firstDay(days, today);
@@ -123,5 +136,11 @@ export const marketerStatsPlugin: FastifyPluginAsyncZod<MarketerStatsOptions> = 
       const members = await countAll(database.db, ['marketing_id'], { since, marketingIds: team });
       return { ...stats, ...buildTeam(team, members) };
     },
+  );
+
+  app.get(
+    programStatsPath.slice('/api'.length),
+    forRoles(config.programRoles, 'program'),
+    async (request) => buildProgramStats(database.db, request.query.days, now()),
   );
 };

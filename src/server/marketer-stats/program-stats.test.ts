@@ -1,0 +1,289 @@
+import { SignJWT, type JWTPayload } from 'jose';
+import { expect, it } from 'vitest';
+import { ar, arStats } from '../../domain/catalogue';
+import type { LeadStatus } from '../../domain/lead-status';
+import type { ProgramStats } from '../../domain/program-stats';
+import { buildPayload, registrationSchema } from '../../domain/registration';
+import { buildTestApp, describeOnBackends } from '../../../testing/server-test-helpers';
+import { otherCampaign } from '../campaigns';
+import { deleteSubmissions } from '../registrations/personal-data';
+import { runReport } from '../report';
+
+const secret = 'a-secret-the-platform-shares-with-tasjeel';
+const url = '/api/program/stats';
+const agent = 'Mozilla/5.0 (Linux; Android 14; SM-A546E) AppleWebKit/537.36 Chrome/126.0 Mobile';
+
+/** A token as the platform signs it: an admin's unless `claims` say otherwise. */
+function token(claims: JWTPayload = {}): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ sub: 'manager-1', role: 'admin', iat: now, exp: now + 3600, ...claims })
+    .setProtectedHeader({ alg: 'HS256' })
+    .sign(new TextEncoder().encode(secret));
+}
+
+/** `npm run report -- --format csv` from `since` on, its rows as objects. */
+async function report(databaseUrl: string, since: string, by: 'link' | 'campaign') {
+  let csv = '';
+  const code = await runReport(
+    ['--format', 'csv', '--since', since, '--by', by],
+    { DATABASE_URL: databaseUrl },
+    { out: (text) => (csv += text), err: () => {} },
+  );
+  expect(code).toBe(0);
+  const [header, ...lines] = csv.slice(1).trimEnd().split('\r\n');
+  const columns = header!.split(',');
+  return lines.map((line) => {
+    const cells = line.split(',');
+    return Object.fromEntries(columns.map((column, i) => [column, cells[i]]));
+  });
+}
+
+const sum = (rows: Record<string, string | undefined>[], column: string) =>
+  rows.reduce((total, row) => total + Number(row[column]), 0);
+
+describeOnBackends('on $name', (backend) => {
+  const clock = { now: new Date('2026-11-20T12:00:00Z') };
+
+  async function start(env: Record<string, string> = { MARKETER_AUTH_SECRET: secret }) {
+    clock.now = new Date('2026-11-20T12:00:00Z');
+    const test = await buildTestApp(backend, env, { now: () => clock.now });
+    const stats = async (bearer: string | undefined, query = '?days=7') =>
+      test.app.inject({
+        method: 'GET',
+        url: `${url}${query}`,
+        headers: bearer === undefined ? {} : { authorization: `Bearer ${bearer}` },
+      });
+    return { ...test, stats };
+  }
+
+  /**
+   * On the 20th (outside a 7-day period that ends on the 26th) marketer 7 brings a lead; on the
+   * 24th marketer 42 two leads (one a client, through a campaign) and a repeat, marketer 43 one
+   * (lost), a general link one; on the 26th marketer 42 one more lead, contacted. Visits: 42's
+   * link three visitors on the 24th, the general link one on the 26th.
+   */
+  async function withProgramme(test: Awaited<ReturnType<typeof start>>) {
+    const { app, services } = test;
+    const visit = async (path: string, remoteAddress: string) => {
+      await app.inject({ url: path, remoteAddress, headers: { 'user-agent': agent } });
+      await new Promise((resolve) => setImmediate(resolve));
+      await services.visits.flush();
+    };
+    let phones = 0;
+    const signUp = async (marketingId?: string, utmCampaign?: string, phone?: string) =>
+      (
+        await services.registrations.register(
+          registrationSchema.parse(
+            buildPayload(
+              {
+                name: 'سارة',
+                email: '',
+                phone: phone ?? `9665000000${String(++phones).padStart(2, '0')}`,
+              },
+              { packageName: 'premium_reco', marketingId },
+              utmCampaign === undefined ? {} : { utm_source: 'ads', utm_campaign: utmCampaign },
+            ),
+          ),
+          clock.now,
+          'api',
+        )
+      ).id;
+    const outcome = (id: string, status: LeadStatus) =>
+      services.leadStatuses.change({ id }, status, 'api', clock.now);
+
+    await signUp('7');
+    clock.now = new Date('2026-11-24T12:00:00Z');
+    for (const address of ['198.51.100.1', '198.51.100.2', '198.51.100.3']) {
+      await visit('/register/register-client/premium_reco/42', address);
+    }
+    await outcome(await signUp('42', 'ramadan'), 'client');
+    await signUp('42');
+    await signUp('42', undefined, '966500000002');
+    await outcome(await signUp('43'), 'lost');
+    await signUp();
+    clock.now = new Date('2026-11-26T08:00:00Z');
+    await visit('/register/register-client/premium_reco', '198.51.100.9');
+    await outcome(await signUp('42'), 'contacted');
+  }
+
+  it('gives an admin the whole programme: totals, every day, marketers, campaigns and packages', async () => {
+    const test = await start();
+    await withProgramme(test);
+    const response = await test.stats(await token());
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['cache-control']).toBe('private, no-store');
+    const body = response.json<ProgramStats>();
+    const person = /سارة|9665|@/;
+    expect(JSON.stringify(body)).not.toMatch(person);
+    expect(body).toMatchObject({ days: 7, from: '2026-11-20', to: '2026-11-26' });
+    expect(body.totals).toEqual({
+      visits: 4,
+      unique_visitors: 4,
+      leads: 6,
+      contacted: 1,
+      qualified: 0,
+      clients: 1,
+      lost: 1,
+      conversion_percent: 150,
+      client_percent: 16.7,
+    });
+    expect(body.by_day.map((day) => day.date)).toEqual([
+      '2026-11-20',
+      '2026-11-21',
+      '2026-11-22',
+      '2026-11-23',
+      '2026-11-24',
+      '2026-11-25',
+      '2026-11-26',
+    ]);
+    expect(body.by_day[0]).toEqual({ date: '2026-11-20', visits: 0, leads: 1, clients: 0 });
+    expect(body.by_day[4]).toEqual({ date: '2026-11-24', visits: 3, leads: 4, clients: 1 });
+    expect(body.by_day[6]).toEqual({ date: '2026-11-26', visits: 1, leads: 1, clients: 0 });
+    expect(body.marketers).toEqual([
+      {
+        marketing_id: '42',
+        visits: 3,
+        unique_visitors: 3,
+        leads: 3,
+        clients: 1,
+        conversion_percent: 100,
+        client_percent: 33.3,
+      },
+      {
+        marketing_id: null,
+        visits: 1,
+        unique_visitors: 1,
+        leads: 1,
+        clients: 0,
+        conversion_percent: 100,
+        client_percent: 0,
+      },
+      {
+        marketing_id: '7',
+        visits: 0,
+        unique_visitors: 0,
+        leads: 1,
+        clients: 0,
+        conversion_percent: null,
+        client_percent: 0,
+      },
+      {
+        marketing_id: '43',
+        visits: 0,
+        unique_visitors: 0,
+        leads: 1,
+        clients: 0,
+        conversion_percent: null,
+        client_percent: 0,
+      },
+    ]);
+    expect(body.campaigns).toEqual([
+      expect.objectContaining({ utm_source: null, utm_campaign: null, other: false, leads: 5 }),
+      expect.objectContaining({ utm_source: 'ads', utm_campaign: 'ramadan', leads: 1, clients: 1 }),
+    ]);
+    expect(body.packages).toEqual([
+      expect.objectContaining({ package_key: 'premium_reco', visits: 4, leads: 6, clients: 1 }),
+    ]);
+  });
+
+  it('agrees with npm run report for the same period, and still does after a retention purge', async () => {
+    const test = await start();
+    await withProgramme(test);
+    const agree = async () => {
+      const body = (await test.stats(await token())).json<ProgramStats>();
+      const links = await report(test.databaseUrl, body.from, 'link');
+      for (const column of ['visits', 'unique_visitors', 'leads', 'contacted', 'clients', 'lost']) {
+        expect(body.totals[column as keyof ProgramStats['totals']], column).toBe(
+          sum(links, column),
+        );
+      }
+      const campaigns = await report(test.databaseUrl, body.from, 'campaign');
+      expect(body.campaigns.map((row) => [row.utm_campaign, row.leads]).sort()).toEqual(
+        campaigns.map((row) => [row.utm_campaign || null, Number(row.leads)]).sort(),
+      );
+      return body;
+    };
+    const before = await agree();
+    // Everything before the 25th goes, as RETENTION_DAYS would delete it.
+    const deleted = await deleteSubmissions(test.services.database, {
+      createdBefore: '2026-11-25T00:00:00.000Z',
+    });
+    expect(deleted.ids.length).toBeGreaterThan(0);
+    expect(await agree()).toEqual(before);
+  });
+
+  it('names a campaign past a link’s limit "other", with null fields', async () => {
+    const test = await start();
+    clock.now = new Date('2026-11-26T08:00:00Z');
+    for (let i = 0; i < 21; i += 1) {
+      await test.services.registrations.register(
+        registrationSchema.parse(
+          buildPayload(
+            { name: 'سارة', email: '', phone: `9665000001${String(i).padStart(2, '0')}` },
+            { marketingId: '42' },
+            { utm_source: 'ads', utm_campaign: `c${String(i).padStart(2, '0')}` },
+          ),
+        ),
+        clock.now,
+        'api',
+      );
+    }
+    const { campaigns } = (await test.stats(await token(), '?days=1')).json<ProgramStats>();
+    expect(campaigns).toHaveLength(21);
+    expect(campaigns.filter((row) => row.other)).toEqual([
+      expect.objectContaining({ utm_source: null, utm_campaign: null, leads: 1 }),
+    ]);
+    expect(JSON.stringify(campaigns)).not.toContain(otherCampaign);
+  });
+
+  it('refuses every other caller as /api/marketer/stats does: 401, 403, 400, 429', async () => {
+    const { stats } = await start();
+    for (const bearer of [undefined, 'not.a.token', await token({ exp: 1 })]) {
+      const response = await stats(bearer);
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toEqual({ error: arStats.errorSignIn });
+    }
+    for (const role of ['marketing', 'team_leader_marketing', 'Admin', undefined]) {
+      const response = await stats(await token({ role }));
+      expect(response.statusCode, String(role)).toBe(403);
+      expect(response.json()).toEqual({ error: ar.errorNotAuthorized });
+    }
+    for (const query of ['?days=5', '?days=all']) {
+      const response = await stats(await token(), query);
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual({ error: ar.errorInvalid });
+    }
+    const admin = await token();
+    for (let i = 0; i < 30; i += 1) expect((await stats(admin)).statusCode).toBe(200);
+    const limited = await stats(admin);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json()).toEqual({ error: ar.errorTooManyRequests });
+    // Another manager is limited apart.
+    expect((await stats(await token({ sub: 'manager-2' }))).statusCode).toBe(200);
+  });
+
+  it('serves the roles PROGRAM_ROLES names, and only them', async () => {
+    const { stats } = await start({
+      MARKETER_AUTH_SECRET: secret,
+      PROGRAM_ROLES: 'marketing_manager,owner',
+    });
+    expect((await stats(await token({ role: 'marketing_manager' }))).statusCode).toBe(200);
+    expect((await stats(await token({ role: 'owner' }))).statusCode).toBe(200);
+    expect((await stats(await token({ role: 'admin' }))).statusCode).toBe(403);
+  });
+
+  it('still gives a marketer their own numbers, and not the programme’s', async () => {
+    const { app } = await start();
+    const bearer = await token({ role: 'marketing', sub: '42' });
+    const get = (path: string) =>
+      app.inject({ url: path, headers: { authorization: `Bearer ${bearer}` } });
+    expect((await get('/api/marketer/stats')).statusCode).toBe(200);
+    expect((await get(url)).statusCode).toBe(403);
+  });
+
+  it('is off without MARKETER_AUTH_*: the path is a 404 like any other', async () => {
+    const { stats } = await start({});
+    const response = await stats(await token());
+    expect(response.statusCode).toBe(404);
+  });
+});

@@ -1,0 +1,90 @@
+import type { Kysely } from 'kysely';
+import type { StatsPeriod } from '../../domain/marketer-stats';
+import type { ProgramNumbers, ProgramStats } from '../../domain/program-stats';
+import { otherCampaign } from '../campaigns';
+import { countAll, countColumns, percent, type Count, type Counts } from '../counts';
+import type { Tables } from '../db/schema';
+import { firstDay } from './marketer-stats';
+
+const numbers = (row: Counts): ProgramNumbers => ({
+  visits: row.visits,
+  unique_visitors: row.unique_visitors,
+  leads: row.leads,
+  clients: row.clients,
+  conversion_percent: percent(row.leads, row.unique_visitors),
+  client_percent: percent(row.clients, row.leads),
+});
+
+/** Most leads first, then most clients, then most visits, then by name (none last). */
+function ranked<Row extends Counts>(rows: Row[], name: (row: Row) => string | null): Row[] {
+  const byName = (a: string | null, b: string | null) =>
+    a === b ? 0 : a === null ? 1 : b === null ? -1 : a.localeCompare(b, 'en', { numeric: true });
+  return rows.sort(
+    (a, b) =>
+      b.leads - a.leads || b.clients - a.clients || b.visits - a.visits || byName(name(a), name(b)),
+  );
+}
+
+/**
+ * The whole programme's numbers over a period that ends today, each table from the one count
+ * (countAll), as `npm run report -- --since` counts them: the totals, every day (zeros
+ * included, oldest first), the marketers with leads (the general links as one of them), the
+ * campaigns and the packages.
+ */
+export async function buildProgramStats(
+  db: Kysely<Tables>,
+  days: StatsPeriod,
+  now: Date,
+): Promise<ProgramStats> {
+  const since = firstDay(days, now);
+  const [byDay, marketers, campaigns, packages] = await Promise.all([
+    countAll(db, ['day'], { since }),
+    countAll(db, ['marketing_id'], { since }),
+    countAll(db, ['utm_source', 'utm_campaign'], { since }),
+    countAll(db, ['package_key'], { since }),
+  ]);
+  const totals = Object.fromEntries(countColumns.map((column) => [column, 0])) as Counts;
+  for (const row of byDay) for (const column of countColumns) totals[column] += row[column];
+  const counted = new Map(byDay.map((row) => [row.day, row]));
+  const to = now.toISOString().slice(0, 10);
+  return {
+    days,
+    from: since,
+    to,
+    totals: {
+      ...numbers(totals),
+      contacted: totals.contacted,
+      qualified: totals.qualified,
+      lost: totals.lost,
+    },
+    by_day: Array.from({ length: days }, (_, day) => {
+      const date = firstDay((days - day) as StatsPeriod, now);
+      const row = counted.get(date);
+      return {
+        date,
+        visits: row?.visits ?? 0,
+        leads: row?.leads ?? 0,
+        clients: row?.clients ?? 0,
+      };
+    }),
+    marketers: ranked(
+      marketers.filter((row) => row.leads > 0),
+      (row) => row.marketing_id,
+    ).map((row) => ({ marketing_id: row.marketing_id, ...numbers(row) })),
+    campaigns: ranked(campaigns, (row) => JSON.stringify([row.utm_source, row.utm_campaign])).map(
+      (row: Count<'utm_source' | 'utm_campaign'>) => {
+        const other = row.utm_source === otherCampaign;
+        return {
+          utm_source: other ? null : row.utm_source,
+          utm_campaign: other ? null : row.utm_campaign,
+          other,
+          ...numbers(row),
+        };
+      },
+    ),
+    packages: ranked(packages, (row) => row.package_key).map((row) => ({
+      package_key: row.package_key,
+      ...numbers(row),
+    })),
+  };
+}
