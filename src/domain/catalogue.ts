@@ -126,7 +126,7 @@ export const arProgram = {
   other: '(أخرى)',
   none: '(بدون)',
   showAll: (count: number) => `عرض الكل (${count})`,
-  download: 'تنزيل نتائج الفترة (CSV لـ Excel)',
+  download: 'تنزيل ملف CSV للفترة',
 } as const;
 
 // What became of a lead (docs/marketer-kit.md): the labels `npm run lead -- import` accepts for
