@@ -257,6 +257,17 @@ describe('the programme page', () => {
     expect(lines).toHaveLength(1 + 56 + 4 + 2 + 1);
   });
 
+  it('says when the numbers could not be loaded, and tries again', async () => {
+    turnOn();
+    const fetch = stubFetch(() => json({ error: ar.errorGeneric }, 503));
+    renderApp(path);
+    expect(await screen.findByRole('alert')).toHaveTextContent(arStats.errorStats);
+    fetch.mockImplementation(() => json(stats));
+    fireEvent.click(screen.getByRole('button', { name: arStats.buttonRetry }));
+    expect(await screen.findByText(arProgram.statLost)).toBeInTheDocument();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
   it.each([
     [401, arProgram.errorSignIn],
     [403, ar.errorNotAuthorized],
