@@ -116,6 +116,8 @@ export interface SendOptions {
   contentType?: string;
   agent?: Agent | false;
   timeoutMs?: number;
+  /** More request headers (an Authorization). */
+  headers?: Record<string, string>;
 }
 
 /** One HTTP request; never throws: a failure is an Outcome with `error`. */
@@ -137,10 +139,12 @@ export function send(options: SendOptions): Promise<Outcome> {
         method,
         path,
         agent,
-        headers:
-          body === undefined
+        headers: {
+          ...options.headers,
+          ...(body === undefined
             ? {}
-            : { 'content-type': contentType, 'content-length': Buffer.byteLength(body) },
+            : { 'content-type': contentType, 'content-length': Buffer.byteLength(body) }),
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];

@@ -91,17 +91,18 @@ describeOnBackends('on $name', (backend) => {
     });
   });
 
-  describe('GET /api/health', () => {
-    it('answers 200 while the database answers, 503 once it is gone', async () => {
+  describe('GET /api/health and GET /api/ready', () => {
+    it('stay alive once the database is gone, and are no longer ready', async () => {
       const { app, services } = await buildTestApp(backend);
       const healthy = await app.inject({ url: '/api/health' });
-      expect(healthy.statusCode).toBe(200);
-      expect(healthy.json()).toEqual({ status: 'ok' });
+      expect([healthy.statusCode, healthy.json()]).toEqual([200, { status: 'ok' }]);
+      expect((await app.inject({ url: '/api/ready' })).statusCode).toBe(200);
 
       await services.database.close();
-      const down = await app.inject({ url: '/api/health' });
-      expect(down.statusCode).toBe(503);
-      expect(down.json()).toEqual({ status: 'unavailable' });
+      const alive = await app.inject({ url: '/api/health' });
+      expect([alive.statusCode, alive.json()]).toEqual([200, { status: 'ok' }]);
+      const down = await app.inject({ url: '/api/ready' });
+      expect([down.statusCode, down.json()]).toEqual([503, { status: 'unavailable' }]);
     });
   });
 

@@ -129,7 +129,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
       ...webhookDelivery,
     });
   }
-  await app.register(errorHandlingPlugin);
+  await app.register(errorHandlingPlugin, { isDatabaseUnavailable: database.isUnavailable });
   await app.register(securityHeadersPlugin, {
     headers,
     hstsIncludeSubDomains: config.hstsIncludeSubDomains,
@@ -182,6 +182,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     marketerStatsStorageKey: config.marketerAuth?.storageKey,
     visits: services.visits,
     metrics,
+    isDatabaseUnavailable: database.isUnavailable,
     ...signUpOptions,
   });
   return { app, services };

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { solveChallenge, type Challenge } from 'altcha-lib';
@@ -12,6 +13,7 @@ import {
   testBackends,
   testDatabaseUrl,
 } from '../../testing/server-test-helpers';
+import { e2eMarketerAuthSecret, marketerToken } from '../../testing/marketer-auth';
 
 const url = '/api/external-register';
 const phoneOf = (n: number) => `96651234567${n}`;
@@ -25,10 +27,10 @@ async function timed<T>(run: () => Promise<T>): Promise<[T, number]> {
   return [result, performance.now() - start];
 }
 
-/** Polls /api/health until it answers 200: the app is expected to heal without a restart. */
+/** Polls /api/ready until it answers 200: the app is expected to heal without a restart. */
 async function healed(app: App, withinMs: number): Promise<void> {
   const deadline = Date.now() + withinMs;
-  while ((await app.inject({ url: '/api/health' })).statusCode !== 200) {
+  while ((await app.inject({ url: '/api/ready' })).statusCode !== 200) {
     if (Date.now() > deadline) throw new Error(`still unhealthy after ${withinMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -147,17 +149,52 @@ describe.each(testBackends.filter((backend) => backend.database === 'postgres'))
       expect(refused.statusCode).toBe(503);
       expect(refused.json()).toEqual({ error: ar.errorGeneric });
       expect(ms).toBeLessThan(3_500);
-      expect((await app.inject({ url: '/api/health' })).statusCode).toBe(503);
+      // Alive all along: a liveness probe must not restart an instance for the database's sake.
+      expect((await app.inject({ url: '/api/health' })).statusCode).toBe(200);
       const notReady = await app.inject({ url: '/api/ready' });
       expect([notReady.statusCode, notReady.json()]).toEqual([503, { status: 'unavailable' }]);
 
       await proxy.restore();
       await healed(app, 5_000);
-      expect((await app.inject({ url: '/api/ready' })).statusCode).toBe(200);
       expect((await app.inject({ method: 'POST', url, payload: payload(3) })).statusCode).toBe(201);
       expect((await rows()).map((row) => row.phone)).toEqual([phoneOf(1), phoneOf(3)]);
       expect(log()).toContain('database unavailable');
       expect(log()).not.toContain(phoneOf(2));
+    });
+
+    it('answers 503 with the Arabic text on every route that reads the database', async () => {
+      const proxy = await startProxy(new URL(testDatabaseUrl ?? ''));
+      const leadsKey = 'k'.repeat(32);
+      const { app, log } = await buildTestApp(
+        backend,
+        { MARKETER_AUTH_SECRET: e2eMarketerAuthSecret, LEADS_API_KEY: leadsKey },
+        { rewriteDatabaseUrl: via(proxy.port) },
+      );
+      const stats = async () =>
+        app.inject({
+          url: '/api/marketer/stats',
+          headers: { authorization: `Bearer ${await marketerToken('42')}` },
+        });
+      expect((await stats()).statusCode).toBe(200);
+
+      await proxy.cut();
+      const statsRefused = await stats();
+      const statusRefused = await app.inject({
+        method: 'POST',
+        url: `/api/leads/${randomUUID()}/status`,
+        headers: { authorization: `Bearer ${leadsKey}` },
+        payload: { status: 'client' },
+      });
+      expect([statsRefused.statusCode, statsRefused.json()]).toEqual([
+        503,
+        { error: ar.errorGeneric },
+      ]);
+      expect([statusRefused.statusCode, statusRefused.json()]).toEqual([
+        503,
+        { error: ar.errorGeneric },
+      ]);
+      expect(log()).toContain('database unavailable');
+      expect(log()).not.toContain('unexpected error');
     });
 
     it('answers 503 within the time limits when the network lets nothing through', async () => {
@@ -167,13 +204,13 @@ describe.each(testBackends.filter((backend) => backend.database === 'postgres'))
 
       proxy.stall();
       // The pooled connection waits for query_timeout (6 s), a new one for the 3 s connect limit.
-      const [[post, health], ms] = await timed(() =>
+      const [[post, ready], ms] = await timed(() =>
         Promise.all([
           app.inject({ method: 'POST', url, payload: payload(2) }),
-          app.inject({ url: '/api/health' }),
+          app.inject({ url: '/api/ready' }),
         ]),
       );
-      expect([post.statusCode, health.statusCode]).toEqual([503, 503]);
+      expect([post.statusCode, ready.statusCode]).toEqual([503, 503]);
       expect(post.json()).toEqual({ error: ar.errorGeneric });
       expect(ms).toBeLessThan(8_000);
 

@@ -28,17 +28,23 @@ export function outcomeOfStatus(status: number): SignUpOutcome {
 }
 
 /**
- * The one mapping of an error to its answer, logged as it is classified: codes and failing
- * paths below 500, never a message (a JSON syntax error quotes the body, which holds a name and
- * a phone number); the whole error at 500 and for a database out of reach.
+ * The one mapping of an error to its answer, for every route, logged as it is classified: codes
+ * and failing paths below 500, never a message (a JSON syntax error quotes the body, which holds
+ * a name and a phone number); the whole error at 500 and for a database out of reach.
+ * `isDatabaseUnavailable` is the database's own test (Database.isUnavailable): a route that reads
+ * the database itself is answered as a repository's caller is, 503 and the generic text.
  */
-export function refusalOf(error: FastifyError, request: FastifyRequest): Refusal {
+export function refusalOf(
+  error: FastifyError,
+  request: FastifyRequest,
+  isDatabaseUnavailable: (error: unknown) => boolean,
+): Refusal {
   if (hasZodFastifySchemaValidationErrors(error)) {
     const fields = error.validation.map(({ instancePath, keyword }) => ({ instancePath, keyword }));
     request.log.info({ fields }, 'registration refused: invalid fields');
     return { status: 400, message: ar.errorInvalid };
   }
-  if (error instanceof DatabaseUnavailableError) {
+  if (error instanceof DatabaseUnavailableError || isDatabaseUnavailable(error)) {
     request.log.error({ err: error }, 'database unavailable');
     return { status: 503, message: ar.errorGeneric };
   }

@@ -68,6 +68,18 @@ export function skippingLocked<DB, TB extends keyof DB, O>(
   return database.kind === 'postgres' ? query.forUpdate().skipLocked() : query;
 }
 
+/**
+ * Ids as a subquery's rows, bound as one parameter however many they are: a statement takes at
+ * most 32,766 parameters on SQLite and 65,535 on PostgreSQL, and a deletion's chunk with its
+ * repeats, or one person's rows, has no such bound. SQLite reads a JSON array, PostgreSQL an
+ * array; either is read once, then each id looked up by its index.
+ */
+export function idsTable(database: Database, ids: readonly string[]) {
+  return database.kind === 'sqlite'
+    ? sql<string>`(select value from json_each(${JSON.stringify(ids)}))`
+    : sql<string>`(select unnest(${ids}::text[]))`;
+}
+
 /** Whether a migration runs on PostgreSQL (a migration is given Kysely alone). */
 export function isPostgres(db: Kysely<unknown>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;

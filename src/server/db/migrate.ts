@@ -16,6 +16,7 @@ import * as leadStatuses from './migrations/2026-11-25T1100-lead-statuses';
 import * as spentChallenges from './migrations/2026-11-25T1200-spent-challenges';
 import * as visitAddresses from './migrations/2026-11-25T1210-visit-addresses';
 import * as consentEvidence from './migrations/2026-11-25T1300-consent-evidence';
+import * as retentionIndexes from './migrations/2026-11-26T1500-retention-indexes';
 
 // Listed by hand rather than read from the folder, so the list works the same under tsx, vitest
 // and any bundler. Names sort by their timestamp; append new ones at the end. A module that
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration | { postgres: Migration }> = {
   '2026-11-25T1200-spent-challenges': spentChallenges,
   '2026-11-25T1210-visit-addresses': visitAddresses,
   '2026-11-25T1300-consent-evidence': consentEvidence,
+  '2026-11-26T1500-retention-indexes': retentionIndexes,
 };
 
 /** The migrations a database of this kind runs, by name. */

@@ -5,11 +5,16 @@ import fp from 'fastify-plugin';
 import { ar } from '../../domain/catalogue';
 import { refusalOf } from '../refusals';
 
+export interface ErrorHandlingOptions {
+  /** The database's Database.isUnavailable: out of reach is a 503, on every route. */
+  isDatabaseUnavailable: (error: unknown) => boolean;
+}
+
 /** Every refusal is JSON with Arabic text from the catalogue (refusals.ts). */
-export const errorHandlingPlugin = fp(
-  async (app) => {
+export const errorHandlingPlugin = fp<ErrorHandlingOptions>(
+  async (app, { isDatabaseUnavailable }) => {
     app.setErrorHandler<FastifyError>((error, request, reply) => {
-      const { status, message } = refusalOf(error, request);
+      const { status, message } = refusalOf(error, request, isDatabaseUnavailable);
       return reply.code(status).send({ error: message });
     });
     // Other methods on the API routes land here too: 404 rather than 405, one answer for all.

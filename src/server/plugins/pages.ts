@@ -56,6 +56,8 @@ export interface PagesOptions extends SignUpOptions {
   marketerStatsStorageKey: string | undefined;
   visits: VisitCounter;
   metrics: Metrics | null;
+  /** The database's Database.isUnavailable, for the form posts' refusals (refusals.ts). */
+  isDatabaseUnavailable: (error: unknown) => boolean;
 }
 
 const immutable = 'public, max-age=31536000, immutable';
@@ -171,6 +173,7 @@ export async function pagesPlugin(
     marketerStatsStorageKey,
     visits,
     metrics,
+    isDatabaseUnavailable,
   }: PagesOptions,
 ) {
   const brand: Brand = {
@@ -262,7 +265,7 @@ export async function pagesPlugin(
   }
   app.get('/register', { onResponse: countVisit }, renderPage);
   app.get('/register/*', { onResponse: countVisit }, renderPage);
-  await app.register(formRoutes, { ...signUpOptions, siteOrigin, pageAt });
+  await app.register(formRoutes, { ...signUpOptions, isDatabaseUnavailable, siteOrigin, pageAt });
 
   // '/' is the provider's site; standalone, 'back to the site' lands on SITE_URL or the form.
   app.get('/', async (_request, reply) =>

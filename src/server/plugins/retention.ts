@@ -1,3 +1,4 @@
+import { setImmediate as turn } from 'node:timers/promises';
 import fp from 'fastify-plugin';
 import type { Deleted, Selection } from '../registrations/personal-data';
 
@@ -5,7 +6,7 @@ export interface RetentionPluginOptions {
   /** RETENTION_DAYS: submissions older than this are deleted. */
   days: number;
   now: () => Date;
-  /** registrations/personal-data.ts's, on the app's database. */
+  /** registrations/personal-data.ts's, on the app's database: one chunk a call. */
   deleteSubmissions: (selection: Selection) => Promise<Deleted>;
   intervalMs?: number;
 }
@@ -15,40 +16,53 @@ const dayMs = 24 * 60 * 60 * 1000;
 /**
  * Deletes the submissions older than RETENTION_DAYS, with their webhook events, at start and
  * then once a day (docs/personal-data.md); their counts stay in the report's daily totals.
- * Every instance runs it: a second run finds nothing left to delete.
+ * In the background, chunk after chunk, each its own short transaction: the server answers from
+ * the start however large the backlog, and other writes wait for one chunk at most. Every
+ * instance runs it: the instances take turns chunk by chunk, and a later run finds nothing.
  */
 export const retentionPlugin = fp<RetentionPluginOptions>(
   async (app, { days, now, deleteSubmissions, intervalMs = dayMs }) => {
     let running: Promise<void> = Promise.resolve();
+    let closing = false;
 
     async function deleteExpired() {
+      // One limit for the whole run: what turns older while it runs waits for the next.
+      const createdBefore = new Date(now().getTime() - days * dayMs).toISOString();
+      const total = { submissions: 0, webhookEvents: 0, statusChanges: 0 };
       try {
-        const createdBefore = new Date(now().getTime() - days * dayMs).toISOString();
-        const { ids, webhookEvents, statusChanges } = await deleteSubmissions({ createdBefore });
-        // How many, never which: an id leads to nothing once its row is gone, yet a log is
-        // kept longer than the data and copied wider.
-        if (ids.length > 0) {
-          app.log.info(
-            { submissions: ids.length, webhookEvents, statusChanges, retentionDays: days },
-            'submissions past RETENTION_DAYS deleted',
-          );
+        while (!closing) {
+          const { ids, webhookEvents, statusChanges } = await deleteSubmissions({ createdBefore });
+          if (ids.length === 0) break;
+          total.submissions += ids.length;
+          total.webhookEvents += webhookEvents;
+          total.statusChanges += statusChanges;
+          // The writes that waited for the connection (SQLite's only one) go before the next
+          // chunk takes it: woken together, the loop would otherwise win it every time.
+          await turn();
         }
       } catch (error) {
         app.log.warn(
-          { err: error },
-          'submissions past RETENTION_DAYS could not be deleted; trying again tomorrow',
+          { err: error, ...total },
+          'submissions past RETENTION_DAYS could not all be deleted; trying again tomorrow',
         );
+        return;
       }
+      // How many, never which: an id leads to nothing once its row is gone, yet a log is kept
+      // longer than the data and copied wider. Logged at the end of every run, none deleted too.
+      app.log.info({ ...total, retentionDays: days }, 'submissions past RETENTION_DAYS deleted');
     }
     const run = () => (running = running.then(deleteExpired));
 
+    // Started, not awaited: the server listens at once and deletes meanwhile.
     app.addHook('onReady', async () => {
-      await run();
+      void run();
     });
     const timer = setInterval(run, intervalMs);
     timer.unref();
     app.addHook('onClose', async () => {
+      closing = true;
       clearInterval(timer);
+      // The chunk in flight commits or rolls back; none starts after it.
       await running;
     });
   },

@@ -23,6 +23,8 @@ export interface FormRoutesOptions extends SignUpOptions {
   siteOrigin(request: FastifyRequest): string;
   /** Renders the page at the request's URL, the form showing `state` (else empty). */
   pageAt(request: FastifyRequest, state?: FormState): Promise<string>;
+  /** The database's Database.isUnavailable (refusals.ts). */
+  isDatabaseUnavailable: (error: unknown) => boolean;
 }
 
 // What the form's fields are called: anything else in a post did not come from the form.
@@ -53,7 +55,7 @@ export function queryOf(request: FastifyRequest): URLSearchParams {
  */
 export async function formRoutes(
   app: FastifyInstance,
-  { siteOrigin, pageAt, ...signUpOptions }: FormRoutesOptions,
+  { siteOrigin, pageAt, isDatabaseUnavailable, ...signUpOptions }: FormRoutesOptions,
 ) {
   // Only here: the API takes JSON alone, and a page only this form's encoding.
   app.removeAllContentTypeParsers();
@@ -94,7 +96,7 @@ export async function formRoutes(
   // rate limit, the database out of reach) are the page too, with what was typed when it was
   // read. Logged as the API's are: codes, never a field's value.
   app.setErrorHandler<FastifyError>(async (error, request, reply) => {
-    const { status, message } = refusalOf(error, request);
+    const { status, message } = refusalOf(error, request, isDatabaseUnavailable);
     return sendPage(request, reply, status, {
       values: typedValues(request.body as FormBody),
       error: message,

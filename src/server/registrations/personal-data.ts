@@ -1,5 +1,5 @@
-import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder } from 'kysely';
-import { writeTransaction } from '../db/dialect';
+import { sql, type ExpressionBuilder, type Kysely, type RawBuilder } from 'kysely';
+import { idsTable, writeTransaction } from '../db/dialect';
 import { countKeys, signUpColumns, storedCounts } from '../counts';
 import type {
   Database,
@@ -19,8 +19,19 @@ import type {
  */
 export const deletionLock = 'personal data deletion';
 
-/** Whose submissions: by age, or one person by phone or by e-mail. */
-export type Selection = { createdBefore: string } | { phone: string } | { email: string };
+/** One person's submissions: by phone or by e-mail. */
+type Person = { phone: string } | { email: string };
+
+/** Whose submissions: by age (one chunk of them, retentionChunk), or one person's. */
+export type Selection = { createdBefore: string } | Person;
+
+/**
+ * How many of the submissions past RETENTION_DAYS one deletion takes, oldest first, each with
+ * its repeats: a short transaction, so that a large backlog never holds the lock that other
+ * writes wait for (a lead's change of status, an erasure) for long, nor meets PostgreSQL's
+ * statement time-out. The caller deletes chunk after chunk until none is left.
+ */
+export const retentionChunk = 2_000;
 
 /**
  * What a deletion removed: the submissions' ids, and how many changes of their status and
@@ -40,27 +51,52 @@ export type PersonRow = RegistrationsTable & {
 
 type Registrations = ExpressionBuilder<Tables, 'registrations'>;
 
-// The condition on `registrations` for each selection.
-// - By age: a lead past the limit takes its repeats with it (at most 24 hours younger), so no
-//   kept row is counted for a link that is no longer there.
-// - A person: the rows of their phone, or the rows that gave their e-mail, and no other: an
-//   e-mail typed with someone else's phone must not hand over (or erase) that person's rows.
-function selected(db: Kysely<Tables>, selection: Selection) {
+// The condition on `registrations` for a person: the rows of their phone, or the rows that gave
+// their e-mail, and no other: an e-mail typed with someone else's phone must not hand over (or
+// erase) that person's rows.
+function selected(selection: Person) {
   return (eb: Registrations) => {
-    if ('createdBefore' in selection) {
-      const { createdBefore } = selection;
-      return eb.or([
-        eb('created_at', '<', createdBefore),
-        eb(
-          'repeat_of',
-          'in',
-          db.selectFrom('registrations').select('id').where('created_at', '<', createdBefore),
-        ),
-      ]);
-    }
     if ('phone' in selection) return eb('phone', '=', selection.phone);
     return eb(eb.fn('lower', ['email']), '=', selection.email.toLowerCase());
   };
+}
+
+/**
+ * The ids a deletion takes. By age: the oldest retentionChunk past the limit (through the index
+ * on created_at and id), each lead with its repeats (at most 24 hours younger), so that no kept
+ * row is counted for a link that is no longer there.
+ */
+async function chosenIds(
+  trx: Kysely<Tables>,
+  database: Database,
+  selection: Selection,
+): Promise<string[]> {
+  if (!('createdBefore' in selection)) {
+    const rows = await trx
+      .selectFrom('registrations')
+      .select('id')
+      .where(selected(selection))
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(({ id }) => id);
+  }
+  const oldest = await trx
+    .selectFrom('registrations')
+    .select('id')
+    .where('created_at', '<', selection.createdBefore)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(retentionChunk)
+    .execute();
+  if (oldest.length === 0) return [];
+  const ids = oldest.map(({ id }) => id);
+  const repeats = await trx
+    .selectFrom('registrations')
+    .select('id')
+    .where('repeat_of', 'in', idsTable(database, ids))
+    .execute();
+  return [...new Set([...ids, ...repeats.map(({ id }) => id)])];
 }
 
 /**
@@ -68,10 +104,7 @@ function selected(db: Kysely<Tables>, selection: Selection) {
  * to the oldest repeat left, which becomes the lead (repeat_of null) with the others linked to
  * it, so that no kept row points to a deleted one and the repeat rule finds a lead.
  */
-async function promoteRepeats(
-  trx: Kysely<Tables>,
-  chosen: SelectQueryBuilder<Tables, 'registrations', { id: string }>,
-): Promise<void> {
+async function promoteRepeats(trx: Kysely<Tables>, chosen: RawBuilder<string>): Promise<void> {
   const left = await trx
     .selectFrom('registrations')
     .select(['id', 'repeat_of'])
@@ -95,8 +128,8 @@ async function promoteRepeats(
 }
 
 /**
- * Deletes the selected submissions, the history of their status and every webhook event about
- * either in one transaction, after adding their counts to the daily totals that every count of a
+ * Deletes the selected submissions (by age: one chunk), the history of their status and every
+ * webhook event about either in one transaction, after adding their counts to the daily totals that every count of a
  * lead reads (counts.ts), each for its lead's link and campaign. Deleting what is
  * already gone does nothing; two instances (or the command and a server) deleting at once take
  * turns, so nothing is counted twice.
@@ -109,24 +142,18 @@ export async function deleteSubmissions(
     database,
     [deletionLock],
     async (trx): Promise<Deleted> => {
-      const rows = await trx
-        .selectFrom('registrations')
-        .select('id')
-        .where(selected(trx, selection))
-        .orderBy('created_at')
-        .orderBy('id')
-        .execute();
-      const ids = rows.map(({ id }) => id);
+      const ids = await chosenIds(trx, database, selection);
       if (ids.length === 0) return { ids, statusChanges: 0, webhookEvents: 0 };
-      // As a subquery (retention may choose more rows than a statement takes parameters). No
-      // selection depends on what promoteRepeats changes: the repeats left behind, not chosen.
-      const chosen = trx.selectFrom('registrations').select('id').where(selected(trx, selection));
+      // Read once, then named by id in every statement, each through an index; nothing
+      // promoteRepeats changes (the repeats left behind) moves a row in or out.
+      const chosen = idsTable(database, ids);
+      const rows = trx.selectFrom('registrations').select('id').where('id', 'in', chosen);
       const changes = trx
         .selectFrom('lead_status_changes')
         .select('id')
         .where('registration_id', 'in', chosen);
       // Counted first, as every count of a lead counts them (counts.ts).
-      const counted = storedCounts(trx, { since: '', ids: chosen, repeats: true }).as('counted');
+      const counted = storedCounts(trx, { since: '', ids: rows, repeats: true }).as('counted');
       await trx
         .insertInto('sign_up_totals')
         .columns([...countKeys, ...signUpColumns])
@@ -153,9 +180,10 @@ export async function deleteSubmissions(
         )
         .execute();
       await promoteRepeats(trx, chosen);
+      // One list, not an OR of two: each side is read through its index, not the whole table.
       const events = await trx
         .deleteFrom('webhook_events')
-        .where((eb) => eb.or([eb('subject_id', 'in', chosen), eb('subject_id', 'in', changes)]))
+        .where('subject_id', 'in', rows.union(changes))
         .executeTakeFirst();
       const history = await trx
         .deleteFrom('lead_status_changes')
@@ -194,7 +222,7 @@ export async function findPerson(
       const rows = await trx
         .selectFrom('registrations')
         .selectAll()
-        .where(selected(trx, selection))
+        .where(selected(selection))
         .orderBy('created_at')
         .orderBy('id')
         .execute();
