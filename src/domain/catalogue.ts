@@ -83,7 +83,7 @@ export const arStats = {
   statDate: 'التاريخ',
   // A rate without visitors: no number, rather than 0% or a division by zero.
   statNone: '—',
-  statsChart: 'الزيارات والتسجيلات يومياً',
+  statsChart: 'الزيارات والتسجيلات والعملاء يومياً',
   statsLoading: 'جارٍ تحميل النتائج...',
   statsEmpty: 'لا توجد زيارات بعد',
   errorStats: 'تعذر تحميل النتائج',
@@ -103,6 +103,30 @@ export const arStats = {
   teamTotal: 'مجموع الفريق',
   teamSortByClients: 'ترتيب حسب العملاء',
   teamEmpty: 'لا يوجد أعضاء في فريقك بعد',
+} as const;
+
+// The provider's page of the referral programme (docs/program.md), in its own chunk; it reuses
+// arStats's labels of the same numbers. The title is the server's too (src/web/routes.ts).
+export const arProgram = {
+  title: (brand: string) => `نتائج برنامج الإحالة | ${brand}`,
+  heading: 'نتائج برنامج الإحالة',
+  // MARKETER_AUTH_* unset: nobody can sign in to see the programme's numbers.
+  off: 'عرض نتائج البرنامج غير مفعّل',
+  errorSignIn: 'يرجى تسجيل الدخول لعرض نتائج البرنامج',
+  statContacted: 'تم التواصل معهم',
+  statQualified: 'المؤهلون',
+  statLost: 'لم يشتركوا',
+  byMarketer: 'حسب المسوق',
+  // The general links' row: sign-ups through no marketer's link.
+  general: '(الروابط العامة)',
+  byCampaign: 'حسب الحملة',
+  source: 'المصدر',
+  campaign: 'الحملة',
+  // A link's campaigns past its daily limit, together (the report's "(other)").
+  other: '(أخرى)',
+  none: '(بدون)',
+  showAll: (count: number) => `عرض الكل (${count})`,
+  download: 'تنزيل ملف CSV للفترة',
 } as const;
 
 // What became of a lead (docs/marketer-kit.md): the labels `npm run lead -- import` accepts for

@@ -16,6 +16,8 @@ describe('matchRoute', () => {
     ['/register/marketer/42', { kind: 'form', packageName: undefined, marketingId: '42' }],
     ['/register/register-client', { kind: 'form', packageName: undefined, marketingId: undefined }],
     ['/register/my-registration-link', { kind: 'myLink' }],
+    ['/register/program', { kind: 'program' }],
+    ['/register/Program/?days=7', { kind: 'program' }],
   ])('%s', (url, route) => {
     expect(matchRoute(url, basePath)).toStrictEqual(route);
   });

@@ -1,15 +1,18 @@
-import { formPaths, myLinkPath } from './links';
+import { formPaths, myLinkPath, programPath } from './links';
 import type { RouteAttribution } from './notes';
 import { packageKeyPattern } from './packages';
 
 /**
  * Which screen a location shows: a form (with its package and marketer, either or neither), the
- * marketer's link page, or nothing. The pages draw it, the server answers with its status and
+ * marketer's link page, the provider's page of the referral programme, or nothing. The pages draw it, the server answers with its status and
  * counts a form's visit by it, and a form post without JavaScript takes its package and
  * marketer from it.
  */
 export type Route =
-  ({ kind: 'form' } & RouteAttribution) | { kind: 'myLink' } | { kind: 'notFound' };
+  | ({ kind: 'form' } & RouteAttribution)
+  | { kind: 'myLink' }
+  | { kind: 'program' }
+  | { kind: 'notFound' };
 
 // React Router's matching (matchRoutes) for these paths, without React Router: the client
 // bundle could not shed it (13 KB gzip of the form's 85 KB JavaScript budget). As there: the
@@ -60,6 +63,7 @@ export function matchRoute(location: string, base = '/'): Route {
   if (pathname !== undefined) {
     const decoded = decodePath(pathname);
     if (matchPath(myLinkPath, decoded)) return { kind: 'myLink' };
+    if (matchPath(programPath, decoded)) return { kind: 'program' };
     for (const path of formPaths) {
       const params = matchPath(path, decoded);
       if (params === undefined) continue;

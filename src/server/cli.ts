@@ -24,17 +24,6 @@ export function parseSince(value: string | undefined): Date | undefined {
   return since;
 }
 
-// A cell starting with = + - @ (or a tab or carriage return) is run as a formula by Excel
-// and LibreOffice; a leading quote makes it text. https://owasp.org/www-community/attacks/CSV_Injection
-// Spreadsheets skip leading spaces and invisible format characters (U+200B, U+00A0, …) and
-// read the full-width signs as the ASCII ones, so the first other character decides.
-const formulaStart = /^[\p{White_Space}\p{Cf}]*[=+\-@\t\r＝＋－＠]/u;
-export function csvCell(value: string | null): string {
-  if (value === null) return '';
-  const safe = formulaStart.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-}
-
 /**
  * What the command lines share: opens DATABASE_URL (never creating a SQLite file that is not
  * there), refuses a schema that is behind this program (only the server migrates), runs

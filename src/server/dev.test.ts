@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ar } from '../domain/catalogue';
+import { ar, arProgram } from '../domain/catalogue';
 import { packageLabel } from '../domain/packages';
 import { buildPayload } from '../domain/registration';
 import { sampleBrand, sampleBrandEnv } from '../../testing/sample-brand';
@@ -43,6 +43,7 @@ describe('the development server', () => {
     ['/register/marketer/42', 200, `<h1 id="heading">${free}</h1>`],
     ['/register/marketer/a.b', 200, `<h1 id="heading">${free}</h1>`],
     ['/register/my-registration-link', 200, `<title>${ar.titleMyLink(ar.brandDefault)}</title>`],
+    ['/register/program', 200, `<title>${arProgram.title(ar.brandDefault)}</title>`],
     ['/register/entry-client', 404, ar.notFound],
     ['/register/nothing-here', 404, ar.notFound],
   ])('answers %s with the page', async (path, status, content) => {

@@ -10,7 +10,7 @@ import { buildPayload } from '../domain/registration';
 import { openDatabase } from './db/database';
 import { pendingMigrations } from './db/migrate';
 import { loadConfig } from './env';
-import { csvCell } from './cli';
+import { csvCell } from '../domain/csv';
 import { exportFields, formatRegistrations, runExport } from './export';
 import type { StoredRegistration } from './registrations/registration-repository';
 import { buildTestApp, describeOnBackends } from '../../testing/server-test-helpers';

@@ -1,7 +1,8 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { csvCell, parseSince, readDatabase, type Output } from './cli';
+import { csvCell, csvText } from '../domain/csv';
+import { parseSince, readDatabase, type Output } from './cli';
 import { registrationColumns } from './db/schema';
 import {
   createRegistrationRepository,
@@ -62,7 +63,7 @@ export function formatRegistrations(rows: StoredRegistration[], format: ExportFo
         .join(','),
     ),
   ];
-  return `\uFEFF${lines.map((line) => `${line}\r\n`).join('')}`;
+  return csvText(lines);
 }
 
 /** The command line: returns the exit code (2 for bad arguments, 1 for no database). */

@@ -8,7 +8,8 @@ import {
   visitorsPerAddressLinkDay,
   visitsPerAddressDay,
 } from './campaigns';
-import { csvCell, parseSince, readDatabase, type Output } from './cli';
+import { csvCell, csvText } from '../domain/csv';
+import { parseSince, readDatabase, type Output } from './cli';
 import { countAll, countColumns, outcomeColumns, percent, type Count, type Counts } from './counts';
 
 export type ReportFormat = 'table' | 'csv';
@@ -172,7 +173,7 @@ function formatRows<Row extends Counts>(
         rate(row.clients, row.leads),
       ].join(','),
     );
-    return `\uFEFF${[header, ...lines].map((line) => `${line}\r\n`).join('')}`;
+    return csvText([header, ...lines]);
   }
 
   const cells = (label: [string, string], row: Counts) => [

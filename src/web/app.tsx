@@ -5,6 +5,7 @@ import type { Brand, FormState } from '../domain/render-contract';
 import { BrandProvider } from './brand';
 import { BrandHeader } from './brand-header';
 import { MyLinkPage } from './my-link-page';
+import { ProgramPage } from './program-page';
 import { RegistrationPage } from './registration-page';
 import { matchScreen } from './routes';
 
@@ -49,7 +50,7 @@ export function App({
     );
   }
   // The header is the server's, in the first paint, above a screen of any height: the link
-  // page, drawn on the client, grows below it and moves nothing.
+  // and programme pages, drawn on the client, grows below it and moves nothing.
   return (
     <BrandProvider value={brand}>
       <BrandHeader />
@@ -59,8 +60,10 @@ export function App({
           marketingId={screen.marketingId}
           shown={form}
         />
-      ) : (
+      ) : screen.kind === 'myLink' ? (
         <MyLinkPage />
+      ) : (
+        <ProgramPage />
       )}
     </BrandProvider>
   );

@@ -1,5 +1,5 @@
 import { ar, arPreview } from '../domain/catalogue';
-import { basePath, myLinkPath, registrationPath } from '../domain/links';
+import { basePath, myLinkPath, programPath, registrationPath } from '../domain/links';
 import { isPackageKey, packageLabel } from '../domain/packages';
 import type { Brand } from '../domain/render-contract';
 import { brandMeta } from './brand';
@@ -25,8 +25,15 @@ function description(screen: Screen): string {
 }
 
 /** A screen's own address: the same link however it was typed (case, trailing slash, query). */
-function canonicalPath(screen: Screen & { kind: 'form' | 'myLink' }): string {
-  return screen.kind === 'form' ? registrationPath(screen) : `${basePath}${myLinkPath}`;
+function canonicalPath(screen: Exclude<Screen, { kind: 'notFound' }>): string {
+  switch (screen.kind) {
+    case 'form':
+      return registrationPath(screen);
+    case 'myLink':
+      return `${basePath}${myLinkPath}`;
+    case 'program':
+      return `${basePath}${programPath}`;
+  }
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { BitMatrix } from 'qrcode';
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { ar } from '../domain/catalogue';
-import { marketerStatsMeta } from '../domain/marketer-stats';
 import { type PackageKey, packageKeys, packageLabels } from '../domain/packages';
 import { useBrand } from './brand';
 import { LicenceLine } from './brand-header';
@@ -12,19 +11,13 @@ import {
   qrFileName,
   whatsAppShareUrl,
 } from './marketer-link';
+import { platformTokenKey } from './platform-token';
 
 // Its own chunk, fetched only when the server says the numbers are on: the form pages never
 // carry it, and the link page without the feature does not load it either.
 const MarketerStatsSection = lazy(() =>
   import('./marketer-stats-section').then((module) => ({ default: module.MarketerStatsSection })),
 );
-
-/** The localStorage key of the platform's token, when the server has the numbers on. */
-function statsStorageKey(): string | null {
-  return (
-    document.querySelector(`meta[name="${marketerStatsMeta}"]`)?.getAttribute('content') ?? null
-  );
-}
 
 /** The link page once the stored user is known: the link and its kit, or the refusal. */
 export function LinkScreen({ storedUser }: { storedUser: string | null }) {
@@ -45,7 +38,7 @@ export function LinkScreen({ storedUser }: { storedUser: string | null }) {
 }
 
 function MarketerStats() {
-  const storageKey = statsStorageKey();
+  const storageKey = platformTokenKey();
   if (storageKey === null) return null;
   return (
     <Suspense fallback={null}>

@@ -1,4 +1,4 @@
-import { ar } from '../domain/catalogue';
+import { ar, arProgram } from '../domain/catalogue';
 import { packageLabel } from '../domain/packages';
 import { matchRoute, type Route } from '../domain/routes';
 
@@ -13,6 +13,8 @@ function title(route: Route, brand: string): string {
         : ar.titlePackage(packageLabel(route.packageName), brand);
     case 'myLink':
       return ar.titleMyLink(brand);
+    case 'program':
+      return arProgram.title(brand);
     case 'notFound':
       return ar.notFound;
   }

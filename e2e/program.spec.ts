@@ -1,0 +1,192 @@
+import { readFile } from 'node:fs/promises';
+import type { APIRequestContext, Page } from '@playwright/test';
+import { ar, arProgram, arStats } from '../src/domain/catalogue';
+import type { ProgramStats } from '../src/domain/program-stats';
+import { buildPayload } from '../src/domain/registration';
+import { e2eLeadsApiKey, marketerToken } from '../testing/marketer-auth';
+import { axe, expect, open, test, uniquePhone } from './support';
+
+// Issue 36: the provider's page of the referral programme, for a token of PROGRAM_ROLES (the
+// e2e server leaves it unset: admin).
+
+const path = '/register/program';
+const statsUrl = '/api/program/stats?days=30';
+
+async function signIn(page: Page, token: string) {
+  await page.addInitScript((stored) => localStorage.setItem('token', stored), token);
+}
+
+/** A sign-up through a marketer's link, which the provider's CRM then calls a client or not. */
+async function signUp(request: APIRequestContext, marketingId: string, client: boolean) {
+  const stored = await request.post('/api/external-register', {
+    data: buildPayload({ name: 'نورة', email: '', phone: uniquePhone() }, { marketingId }),
+  });
+  expect(stored.status()).toBe(201);
+  if (!client) return;
+  const { id } = (await stored.json()) as { id: string };
+  const changed = await request.post(`/api/leads/${id}/status`, {
+    headers: { authorization: `Bearer ${e2eLeadsApiKey}` },
+    data: { status: 'client' },
+  });
+  expect(changed.status()).toBe(200);
+}
+
+/**
+ * Two marketers of this test's own (the e2e run shares one database): the first with a visit,
+ * four leads and three of them clients, the second with one lead.
+ */
+async function twoMarketers(page: Page, request: APIRequestContext, project: string) {
+  const run = `${project}-${Date.now()}`;
+  const [first, second] = [`e2e-top-${run}`, `e2e-one-${run}`] as const;
+  const admin = await marketerToken(`e2e-admin-${run}`, 'admin');
+  await page.goto(`/register/marketer/${first}`);
+  for (const client of [true, true, true, false]) await signUp(request, first, client);
+  await signUp(request, second, false);
+  // Visits are written once a second.
+  await expect
+    .poll(async () => {
+      const response = await request.get(statsUrl, {
+        headers: { authorization: `Bearer ${admin}` },
+      });
+      const stats = (await response.json()) as ProgramStats;
+      return stats.marketers.find((row) => row.marketing_id === first)?.visits;
+    })
+    .toBe(1);
+  return { first, second, admin };
+}
+
+const marketersTable = (page: Page) => page.getByRole('table', { name: arProgram.byMarketer });
+
+/** A marketer's row: its id, then its numbers as shown. */
+function marketerRow(page: Page, marketingId: string) {
+  return marketersTable(page)
+    .getByRole('row')
+    .filter({ has: page.getByRole('rowheader', { name: marketingId, exact: true }) });
+}
+
+test('an admin sees the totals, the days and the marketers the API stored, and sorts by clients', async ({
+  page,
+  request,
+}, testInfo) => {
+  const { first, second, admin } = await twoMarketers(page, request, testInfo.project.name);
+  await signIn(page, admin);
+  const answered = page.waitForResponse((response) => response.url().endsWith(statsUrl));
+  await open(page, path);
+  const stats = (await (await answered).json()) as ProgramStats;
+
+  await expect(page.getByRole('heading', { level: 1, name: arProgram.heading })).toBeVisible();
+  // The totals are the answer's (other tests add sign-ups to the same database meanwhile).
+  const total = (label: string) =>
+    page.locator('dt', { hasText: new RegExp(`^${label}$`) }).locator('+ dd');
+  await expect(total(arStats.statSignUps)).toHaveText(stats.totals.leads.toLocaleString('en'));
+  await expect(total(arStats.statClients)).toHaveText(stats.totals.clients.toLocaleString('en'));
+  await expect(total(arStats.statVisits)).toHaveText(stats.totals.visits.toLocaleString('en'));
+  expect(stats.totals.leads).toBeGreaterThanOrEqual(5);
+
+  // Thirty days, today's leads (ours among them) in the chart's table.
+  const chart = page.getByRole('figure');
+  await expect(chart.locator('figcaption')).toContainText(arStats.statsChart);
+  await expect(chart.locator('.chart-axis span')).toHaveCount(3);
+  await expect(chart.locator('svg rect')).toHaveCount(30 * 3);
+  const days = chart.getByRole('table', { name: arStats.statsChart });
+  await expect(days.locator('tbody tr')).toHaveCount(30);
+  await expect(days.locator('tbody tr').last().locator('td').nth(1)).toHaveText(
+    String(stats.by_day.at(-1)?.leads),
+  );
+
+  // Visits, unique visitors, leads, clients, conversion, client rate.
+  await expect(marketerRow(page, first).locator('td')).toHaveText([
+    '1',
+    '1',
+    '4',
+    '3',
+    /400/,
+    /75/,
+  ]);
+  const showAll = page.getByRole('button', { name: arProgram.showAll(stats.marketers.length) });
+  if (await showAll.isVisible()) await showAll.click();
+  await expect(marketerRow(page, second).locator('td').nth(2)).toHaveText('1');
+
+  const clients = marketersTable(page).getByRole('columnheader', {
+    name: arStats.statClients,
+    exact: true,
+  });
+  await expect(clients).toHaveAttribute('aria-sort', 'none');
+  await clients.getByRole('button').click();
+  await expect(clients).toHaveAttribute('aria-sort', 'descending');
+  const clientCounts = (
+    await marketersTable(page).locator('tbody tr td:nth-of-type(4)').allTextContents()
+  ).map(Number);
+  expect(clientCounts).toEqual([...clientCounts].sort((a, b) => b - a));
+  const ids = await marketersTable(page).locator('tbody th').allTextContents();
+  expect(ids.indexOf(first)).toBeLessThan(ids.indexOf(second));
+  expect(ids.indexOf(first)).toBeLessThanOrEqual(1);
+
+  expect(await axe(page, 'programme page', testInfo.project.name)).toEqual([]);
+  await page.screenshot({ path: testInfo.outputPath('program.png'), fullPage: true });
+});
+
+test('the period downloads as a CSV file that opens in Excel', async ({
+  page,
+  request,
+}, testInfo) => {
+  const { first, admin } = await twoMarketers(page, request, testInfo.project.name);
+  await signIn(page, admin);
+  const answered = page.waitForResponse((response) => response.url().endsWith(statsUrl));
+  await open(page, path);
+  const stats = (await (await answered).json()) as ProgramStats;
+  const downloading = page.waitForEvent('download');
+  await page.getByRole('button', { name: arProgram.download }).click();
+  const download = await downloading;
+  expect(download.suggestedFilename()).toBe(`program_${stats.from}_${stats.to}.csv`);
+  const bytes = await readFile(await download.path());
+  expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+  const lines = bytes.subarray(3).toString('utf8').split('\r\n');
+  expect(lines[0]).toBe(
+    'table,marketing_id,utm_source,utm_campaign,package_key,visits,unique_visitors,leads,clients,conversion_percent,client_percent',
+  );
+  expect(lines).toContain(`marketers,${first},,,,1,1,4,3,400.0,75.0`);
+  expect(lines.at(-1)).toBe('');
+});
+
+test('a marketer’s token is not authorised; without a token the page asks to sign in', async ({
+  page,
+}) => {
+  await signIn(page, await marketerToken('42', 'marketing'));
+  await open(page, path);
+  await expect(page.getByRole('alert')).toHaveText(ar.errorNotAuthorized);
+  await expect(page.getByRole('table')).toHaveCount(0);
+
+  // After the token's: the page opens without one.
+  await page.addInitScript(() => localStorage.removeItem('token'));
+  await open(page, path);
+  await expect(page.getByRole('alert')).toHaveText(arProgram.errorSignIn);
+});
+
+test('from 320 to 480 px nothing overflows the page; the tables scroll in their regions', async ({
+  page,
+  request,
+}, testInfo) => {
+  const { admin } = await twoMarketers(page, request, testInfo.project.name);
+  await signIn(page, admin);
+  for (const width of [320, 360, 400, 440, 480]) {
+    await page.setViewportSize({ width, height: 800 });
+    await open(page, path);
+    await expect(marketersTable(page)).toBeVisible();
+    const sizes = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      viewport: document.documentElement.clientWidth,
+    }));
+    expect(sizes.page, `${width} px`).toBeLessThanOrEqual(sizes.viewport);
+  }
+  await page.setViewportSize({ width: 320, height: 800 });
+  const region = page.getByRole('region', { name: arProgram.byMarketer });
+  const widths = await region.evaluate((element) => ({
+    scroll: element.scrollWidth,
+    client: element.clientWidth,
+  }));
+  expect(widths.scroll).toBeGreaterThan(widths.client);
+  await region.focus();
+  await expect(region).toBeFocused();
+  expect(await axe(page, 'programme page, 320 px', testInfo.project.name)).toEqual([]);
+});

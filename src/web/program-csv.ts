@@ -1,0 +1,62 @@
+import { csvCell, csvText } from '../domain/csv';
+import type { ProgramNumbers, ProgramStats } from '../domain/program-stats';
+
+// The report's names for its columns (src/server/report.ts), one file for the three tables:
+// each row fills its own table's text columns and leaves the others empty.
+const header = [
+  'table',
+  'marketing_id',
+  'utm_source',
+  'utm_campaign',
+  'package_key',
+  'visits',
+  'unique_visitors',
+  'leads',
+  'clients',
+  'conversion_percent',
+  'client_percent',
+].join(',');
+
+// The campaigns past a link's limit, as the report names them in its CSV.
+const otherCampaigns = '(other)';
+
+const rate = (value: number | null) => value?.toFixed(1) ?? '';
+
+function line(table: string, labels: (string | null)[], row: ProgramNumbers): string {
+  return [
+    table,
+    ...labels.map(csvCell),
+    row.visits,
+    row.unique_visitors,
+    row.leads,
+    row.clients,
+    rate(row.conversion_percent),
+    rate(row.client_percent),
+  ].join(',');
+}
+
+/**
+ * The period's marketers, campaigns and packages as a CSV file that Excel opens as it is (UTF-8
+ * with a byte order mark, CRLF); null is an empty cell, as in the report.
+ */
+export function programCsv(stats: ProgramStats): string {
+  return csvText([
+    header,
+    ...stats.marketers.map((row) => line('marketers', [row.marketing_id, null, null, null], row)),
+    ...stats.campaigns.map((row) =>
+      line(
+        'campaigns',
+        row.other
+          ? [null, otherCampaigns, otherCampaigns, null]
+          : [null, row.utm_source, row.utm_campaign, null],
+        row,
+      ),
+    ),
+    ...stats.packages.map((row) => line('packages', [null, null, null, row.package_key], row)),
+  ]);
+}
+
+/** The file's name: the period's first and last day. */
+export function programCsvName(stats: Pick<ProgramStats, 'from' | 'to'>): string {
+  return `program_${stats.from}_${stats.to}.csv`;
+}

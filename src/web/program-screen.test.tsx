@@ -1,0 +1,291 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ar, arProgram, arStats } from '../domain/catalogue';
+import { marketerStatsMeta } from '../domain/marketer-stats';
+import { packageLabels } from '../domain/packages';
+import type { ProgramNumbers, ProgramStats } from '../domain/program-stats';
+import { formatDate } from './stats-format';
+import { renderApp } from './test-helpers';
+
+const path = '/register/program';
+
+const numbers = (leads: number, clients: number): ProgramNumbers => ({
+  visits: leads * 10,
+  unique_visitors: leads * 8,
+  leads,
+  clients,
+  conversion_percent: leads === 0 ? null : 12.5,
+  client_percent: leads === 0 ? null : Math.round((clients / leads) * 1000) / 10,
+});
+
+const days = ['2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20', '2026-11-21', '2026-11-22'];
+
+// 55 marketers, most leads first as the server sends them: m-1 has 60 leads and 1 client, m-55
+// has 6 leads and 55 clients; then the general links.
+const marketers: ProgramStats['marketers'] = [
+  ...Array.from({ length: 55 }, (_, index) => ({
+    marketing_id: `m-${index + 1}`,
+    ...numbers(60 - index, index + 1),
+  })),
+  { marketing_id: null, ...numbers(3, 0) },
+];
+
+const stats: ProgramStats = {
+  days: 7,
+  from: '2026-11-17',
+  to: '2026-11-23',
+  totals: {
+    visits: 12_500,
+    unique_visitors: 10_000,
+    leads: 1_250,
+    contacted: 400,
+    qualified: 120,
+    clients: 90,
+    lost: 35,
+    conversion_percent: 12.5,
+    client_percent: 7.2,
+  },
+  by_day: [...days, '2026-11-23'].map((date, index) => ({
+    date,
+    visits: 100 * index,
+    leads: 10 * index,
+    clients: index,
+  })),
+  marketers,
+  campaigns: [
+    { utm_source: 'whatsapp', utm_campaign: 'ramadan', other: false, ...numbers(20, 2) },
+    { utm_source: '=HYPERLINK("x")', utm_campaign: null, other: false, ...numbers(5, 1) },
+    { utm_source: null, utm_campaign: null, other: true, ...numbers(4, 0) },
+    { utm_source: null, utm_campaign: null, other: false, ...numbers(2, 0) },
+  ],
+  packages: [
+    { package_key: null, ...numbers(30, 3) },
+    { package_key: 'premium_reco', ...numbers(10, 4) },
+  ],
+};
+
+function stubFetch(answer: () => Promise<Response>) {
+  const fetch = vi.fn<typeof globalThis.fetch>(answer);
+  vi.stubGlobal('fetch', fetch);
+  return fetch;
+}
+
+const json = (body: unknown, status = 200) => Promise.resolve(Response.json(body, { status }));
+
+/** The page as the server sends it with MARKETER_AUTH_* set, and the platform's stored token. */
+function turnOn() {
+  const meta = document.createElement('meta');
+  meta.name = marketerStatsMeta;
+  meta.content = 'platform_token';
+  document.head.append(meta);
+  localStorage.setItem('platform_token', JSON.stringify('eyJ.admin.token'));
+}
+
+function removeMeta() {
+  document.head.querySelector(`meta[name="${marketerStatsMeta}"]`)?.remove();
+}
+beforeEach(removeMeta);
+afterEach(removeMeta);
+
+async function openPage() {
+  turnOn();
+  const fetch = stubFetch(() => json(stats));
+  renderApp(path);
+  await screen.findByText(arProgram.statLost);
+  return fetch;
+}
+
+const table = (caption: string) => screen.getByRole('table', { name: caption });
+const rowHeaders = (caption: string) =>
+  within(table(caption))
+    .getAllByRole('rowheader')
+    .map((cell) => cell.textContent);
+
+describe('the programme page', () => {
+  it('shows the period’s totals for the stored token, with the page’s title and heading', async () => {
+    const fetch = await openPage();
+    expect(fetch).toHaveBeenCalledWith(
+      '/api/program/stats?days=30',
+      expect.objectContaining({ headers: { authorization: 'Bearer eyJ.admin.token' } }),
+    );
+    expect(screen.getByRole('heading', { level: 1, name: arProgram.heading })).toBeVisible();
+    expect(document.title).toBe(arProgram.title(ar.brandDefault));
+    const total = (label: string) =>
+      screen.getByText(label, { selector: 'dt' }).nextElementSibling?.textContent;
+    expect(total(arStats.statVisits)).toBe('12,500');
+    expect(total(arStats.statUniqueVisitors)).toBe('10,000');
+    expect(total(arStats.statSignUps)).toBe('1,250');
+    expect(total(arProgram.statContacted)).toBe('400');
+    expect(total(arProgram.statQualified)).toBe('120');
+    expect(total(arStats.statClients)).toBe('90');
+    expect(total(arProgram.statLost)).toBe('35');
+    expect(total(arStats.statConversion)).toMatch(/12\.5/);
+    expect(total(arStats.statClientRate)).toMatch(/7\.2/);
+  });
+
+  it('asks again for the period picked', async () => {
+    const fetch = await openPage();
+    fireEvent.change(screen.getByRole('combobox', { name: arStats.fieldPeriod }), {
+      target: { value: '7' },
+    });
+    await waitFor(() =>
+      expect(fetch).toHaveBeenLastCalledWith('/api/program/stats?days=7', expect.anything()),
+    );
+  });
+
+  it('draws every day with dates on the axis and a legend, and the same numbers as a table', async () => {
+    await openPage();
+    const chart = screen.getByRole('figure');
+    const legend = chart.querySelector('figcaption')!;
+    expect(legend).toHaveTextContent(arStats.statsChart);
+    for (const key of [arStats.statVisits, arStats.statSignUps, arStats.statClients]) {
+      expect(within(legend).getByText(key)).toBeVisible();
+    }
+    const axis = chart.querySelector('.chart-axis')!;
+    expect(axis).toHaveTextContent(formatDate('2026-11-17'));
+    expect(axis).toHaveTextContent(formatDate('2026-11-23'));
+    // Seven days of three bars each.
+    expect(chart.querySelectorAll('svg rect')).toHaveLength(21);
+    const days = within(chart).getByRole('table', { name: arStats.statsChart });
+    const rows = within(days).getAllByRole('row');
+    expect(rows).toHaveLength(8);
+    expect(
+      within(rows[7]!)
+        .getAllByRole('cell')
+        .map((cell) => cell.textContent),
+    ).toEqual(['600', '60', '6']);
+    expect(within(rows[7]!).getByRole('rowheader')).toHaveTextContent(formatDate('2026-11-23'));
+  });
+
+  it('ranks the marketers, names the general links, and shows the first 50 until asked', async () => {
+    await openPage();
+    const region = screen.getByRole('region', { name: arProgram.byMarketer });
+    expect(region).toHaveAttribute('tabindex', '0');
+    const ids = rowHeaders(arProgram.byMarketer);
+    expect(ids).toHaveLength(50);
+    expect(ids.slice(0, 2)).toEqual(['m-1', 'm-2']);
+    const columns = within(table(arProgram.byMarketer))
+      .getAllByRole('columnheader')
+      .map((cell) => cell.textContent);
+    expect(columns).toEqual([
+      arStats.teamMember,
+      arStats.statVisits,
+      arStats.statUniqueVisitors,
+      arStats.statSignUps,
+      arStats.statClients,
+      arStats.statConversion,
+      arStats.statClientRate,
+    ]);
+    fireEvent.click(screen.getByRole('button', { name: arProgram.showAll(56) }));
+    const all = rowHeaders(arProgram.byMarketer);
+    expect(all).toHaveLength(56);
+    expect(all.at(-1)).toBe(arProgram.general);
+    expect(screen.queryByRole('button', { name: arProgram.showAll(56) })).toBeNull();
+    expect(region).toHaveFocus();
+  });
+
+  it('sorts the marketers by clients, most first, then fewest first', async () => {
+    await openPage();
+    const marketersTable = table(arProgram.byMarketer);
+    const leads = within(marketersTable).getByRole('columnheader', { name: arStats.statSignUps });
+    expect(leads).toHaveAttribute('aria-sort', 'descending');
+    const clients = within(marketersTable).getByRole('columnheader', {
+      name: arStats.statClients,
+    });
+    expect(clients).toHaveAttribute('aria-sort', 'none');
+    fireEvent.click(within(clients).getByRole('button', { name: arStats.statClients }));
+    expect(clients).toHaveAttribute('aria-sort', 'descending');
+    expect(leads).toHaveAttribute('aria-sort', 'none');
+    expect(rowHeaders(arProgram.byMarketer).slice(0, 3)).toEqual(['m-55', 'm-54', 'm-53']);
+    const first = within(marketersTable).getAllByRole('row')[1]!;
+    expect(within(first).getAllByRole('cell')[3]).toHaveTextContent('55');
+    fireEvent.click(within(clients).getByRole('button', { name: arStats.statClients }));
+    expect(clients).toHaveAttribute('aria-sort', 'ascending');
+    expect(rowHeaders(arProgram.byMarketer)[0]).toBe(arProgram.general);
+  });
+
+  it('names the campaigns and the packages, “other” and “none” included', async () => {
+    await openPage();
+    const campaigns = within(table(arProgram.byCampaign)).getAllByRole('row').slice(1);
+    const labels = (row: HTMLElement) =>
+      [within(row).getByRole('rowheader'), within(row).getAllByRole('cell')[0]!].map(
+        (cell) => cell.textContent,
+      );
+    expect(campaigns.map(labels)).toEqual([
+      ['whatsapp', 'ramadan'],
+      ['=HYPERLINK("x")', arProgram.none],
+      [arProgram.other, arProgram.other],
+      [arProgram.none, arProgram.none],
+    ]);
+    expect(rowHeaders(arStats.statsByPackage)).toEqual([
+      ar.headingFreeTrial,
+      packageLabels.premium_reco,
+    ]);
+  });
+
+  it('downloads the period as a CSV file Excel opens, formulas disarmed', async () => {
+    await openPage();
+    let file: Blob | undefined;
+    const createObjectURL = vi.fn((blob: Blob) => {
+      file = blob;
+      return 'blob:program';
+    });
+    // jsdom has neither.
+    vi.stubGlobal('URL', Object.assign(URL, { createObjectURL, revokeObjectURL: vi.fn() }));
+    let saved: { href: string; download: string } | undefined;
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (
+      this: HTMLAnchorElement,
+    ) {
+      saved = { href: this.getAttribute('href') ?? '', download: this.download };
+    });
+    fireEvent.click(screen.getByRole('button', { name: arProgram.download }));
+
+    expect(saved).toEqual({ href: 'blob:program', download: 'program_2026-11-17_2026-11-23.csv' });
+    const bytes = new Uint8Array(await file!.arrayBuffer());
+    expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
+    const lines = text.slice(1).split('\r\n');
+    expect(lines.at(-1)).toBe('');
+    expect(lines[0]).toBe(
+      'table,marketing_id,utm_source,utm_campaign,package_key,visits,unique_visitors,leads,clients,conversion_percent,client_percent',
+    );
+    expect(lines[1]).toBe('marketers,m-1,,,,600,480,60,1,12.5,1.7');
+    expect(lines).toContain('marketers,,,,,30,24,3,0,12.5,0.0');
+    expect(lines).toContain(`campaigns,,"'=HYPERLINK(""x"")",,,50,40,5,1,12.5,20.0`);
+    expect(lines).toContain('campaigns,,(other),(other),,40,32,4,0,12.5,0.0');
+    expect(lines).toContain('packages,,,,premium_reco,100,80,10,4,12.5,40.0');
+    expect(lines).toHaveLength(1 + 56 + 4 + 2 + 1);
+  });
+
+  it('says when the numbers could not be loaded, and tries again', async () => {
+    turnOn();
+    const fetch = stubFetch(() => json({ error: ar.errorGeneric }, 503));
+    renderApp(path);
+    expect(await screen.findByRole('alert')).toHaveTextContent(arStats.errorStats);
+    fetch.mockImplementation(() => json(stats));
+    fireEvent.click(screen.getByRole('button', { name: arStats.buttonRetry }));
+    expect(await screen.findByText(arProgram.statLost)).toBeInTheDocument();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it.each([
+    [401, arProgram.errorSignIn],
+    [403, ar.errorNotAuthorized],
+    [404, arProgram.off],
+  ])('says why when the server answers %i, and shows no numbers', async (status, message) => {
+    turnOn();
+    stubFetch(() => json({ error: 'refused' }, status));
+    renderApp(path);
+    expect(await screen.findByRole('alert')).toHaveTextContent(message);
+    expect(screen.queryByRole('combobox', { name: arStats.fieldPeriod })).toBeNull();
+    expect(screen.queryByRole('table')).toBeNull();
+  });
+
+  it('says the feature is off, and asks nothing, without marketer auth', async () => {
+    const fetch = stubFetch(() => json(stats));
+    renderApp(path);
+    expect(await screen.findByText(arProgram.off)).toBeInTheDocument();
+    expect(screen.getByRole('heading', { level: 1, name: arProgram.heading })).toBeVisible();
+    expect(fetch).not.toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,350 @@
+import { Fragment, useEffect, useRef, useState, type ReactNode } from 'react';
+import { ar, arProgram, arStats } from '../domain/catalogue';
+import { statsPeriods, type StatsPeriod } from '../domain/marketer-stats';
+import { packageLabel } from '../domain/packages';
+import { programStatsPath, type ProgramNumbers, type ProgramStats } from '../domain/program-stats';
+import { LicenceLine } from './brand-header';
+import { DailyChart } from './daily-chart';
+import { fetchWithToken, platformTokenKey } from './platform-token';
+import { programCsv, programCsvName } from './program-csv';
+import { ScrollingTable } from './scrolling-table';
+import { formatNumber, formatRate } from './stats-format';
+
+type Loaded =
+  | { kind: 'loading' }
+  | { kind: 'stats'; stats: ProgramStats }
+  | { kind: 'error' }
+  /** Refused: no token or a bad one (401), a role outside the programme's (403), or off (404). */
+  | { kind: 'refused'; message: string };
+
+const refusals: Record<number, string> = {
+  401: arProgram.errorSignIn,
+  403: ar.errorNotAuthorized,
+  404: arProgram.off,
+};
+
+async function fetchStats(
+  storageKey: string,
+  days: StatsPeriod,
+  signal: AbortSignal,
+): Promise<Loaded> {
+  const response = await fetchWithToken(`${programStatsPath}?days=${days}`, storageKey, signal);
+  const refusal = refusals[response.status];
+  if (refusal !== undefined) return { kind: 'refused', message: refusal };
+  if (!response.ok) return { kind: 'error' };
+  return { kind: 'stats', stats: (await response.json()) as ProgramStats };
+}
+
+/**
+ * The provider's page of the referral programme (docs/program.md), for the platform's token of
+ * a programme role: the period's numbers, each day, and the marketers, campaigns and packages
+ * ranked. Loaded with import() by this route only.
+ */
+export function ProgramScreen() {
+  const storageKey = platformTokenKey();
+  return (
+    <main className="page">
+      <div className="card program">
+        <h1 id="heading">{arProgram.heading}</h1>
+        {storageKey === null ? (
+          <p className="message">{arProgram.off}</p>
+        ) : (
+          <Program storageKey={storageKey} />
+        )}
+      </div>
+      <LicenceLine />
+    </main>
+  );
+}
+
+function Program({ storageKey }: { storageKey: string }) {
+  const [days, setDays] = useState<StatsPeriod>(30);
+  const [attempt, setAttempt] = useState(0);
+  // The answer and the request it answers: a newer request shows loading until its own.
+  const request = `${days}:${attempt}`;
+  const [answer, setAnswer] = useState<{ request: string; loaded: Loaded }>();
+
+  useEffect(() => {
+    const controller = new AbortController();
+    fetchStats(storageKey, days, controller.signal).then(
+      (loaded) => setAnswer({ request, loaded }),
+      () => {
+        if (!controller.signal.aborted) setAnswer({ request, loaded: { kind: 'error' } });
+      },
+    );
+    return () => controller.abort();
+  }, [storageKey, days, request]);
+
+  // Once refused, the refusal stays: another period would be refused too.
+  if (answer?.loaded.kind === 'refused') {
+    return (
+      <p className="message error" role="alert">
+        {answer.loaded.message}
+      </p>
+    );
+  }
+  const loaded: Loaded = answer?.request === request ? answer.loaded : { kind: 'loading' };
+
+  return (
+    <div aria-busy={loaded.kind === 'loading'}>
+      <label htmlFor="period">{arStats.fieldPeriod}</label>
+      <select
+        id="period"
+        value={days}
+        onChange={(event) =>
+          setDays(statsPeriods.find((period) => String(period) === event.target.value) ?? 30)
+        }
+      >
+        {statsPeriods.map((period) => (
+          <option key={period} value={period}>
+            {arStats.statsPeriods[period]}
+          </option>
+        ))}
+      </select>
+      {loaded.kind === 'loading' && <p className="message">{arStats.statsLoading}</p>}
+      {loaded.kind === 'error' && (
+        <div className="actions">
+          <p className="message error" role="alert">
+            {arStats.errorStats}
+          </p>
+          <button type="button" className="secondary" onClick={() => setAttempt((n) => n + 1)}>
+            {arStats.buttonRetry}
+          </button>
+        </div>
+      )}
+      {loaded.kind === 'stats' && <Report stats={loaded.stats} />}
+    </div>
+  );
+}
+
+function download(stats: ProgramStats) {
+  const url = URL.createObjectURL(
+    new Blob([programCsv(stats)], { type: 'text/csv;charset=utf-8' }),
+  );
+  const anchor = document.createElement('a');
+  anchor.href = url;
+  anchor.download = programCsvName(stats);
+  // Firefox saves only from an anchor that is in the document.
+  document.body.append(anchor);
+  anchor.click();
+  anchor.remove();
+  // Later, not at once: a browser may still be reading the file when click() returns.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+function Report({ stats }: { stats: ProgramStats }) {
+  const { totals } = stats;
+  if (totals.visits === 0 && totals.leads === 0) {
+    return <p className="message">{arStats.statsEmpty}</p>;
+  }
+  return (
+    <>
+      <dl className="totals">
+        <Total label={arStats.statVisits} value={formatNumber(totals.visits)} />
+        <Total label={arStats.statUniqueVisitors} value={formatNumber(totals.unique_visitors)} />
+        <Total label={arStats.statSignUps} value={formatNumber(totals.leads)} />
+        <Total label={arProgram.statContacted} value={formatNumber(totals.contacted)} />
+        <Total label={arProgram.statQualified} value={formatNumber(totals.qualified)} />
+        <Total label={arStats.statClients} value={formatNumber(totals.clients)} />
+        <Total label={arProgram.statLost} value={formatNumber(totals.lost)} />
+        <Total label={arStats.statConversion} value={formatRate(totals.conversion_percent)} />
+        <Total label={arStats.statClientRate} value={formatRate(totals.client_percent)} />
+      </dl>
+      <p className="note">{arStats.statsPeriodNote}</p>
+      <div className="actions">
+        <button type="button" className="secondary" onClick={() => download(stats)}>
+          {arProgram.download}
+        </button>
+      </div>
+      <DailyChart days={stats.by_day} />
+      <RankedTable
+        id="marketers"
+        caption={arProgram.byMarketer}
+        labels={[
+          {
+            heading: arStats.teamMember,
+            text: (row) => row.marketing_id ?? '',
+            cell: (row) => (row.marketing_id === null ? arProgram.general : row.marketing_id),
+          },
+        ]}
+        rows={stats.marketers}
+      />
+      <RankedTable
+        id="campaigns"
+        caption={arProgram.byCampaign}
+        labels={[
+          {
+            heading: arProgram.source,
+            text: (row) => row.utm_source ?? '',
+            cell: (row) => (row.other ? arProgram.other : (row.utm_source ?? arProgram.none)),
+          },
+          {
+            heading: arProgram.campaign,
+            text: (row) => row.utm_campaign ?? '',
+            cell: (row) => (row.other ? arProgram.other : (row.utm_campaign ?? arProgram.none)),
+          },
+        ]}
+        rows={stats.campaigns}
+      />
+      <RankedTable
+        id="packages"
+        caption={arStats.statsByPackage}
+        labels={[
+          {
+            heading: ar.fieldPackage,
+            text: (row) => row.package_key ?? '',
+            cell: (row) =>
+              row.package_key === null ? ar.headingFreeTrial : packageLabel(row.package_key),
+          },
+        ]}
+        rows={stats.packages}
+      />
+    </>
+  );
+}
+
+function Total({ label, value }: { label: string; value: string }) {
+  return (
+    <div>
+      <dt>{label}</dt>
+      <dd>{value}</dd>
+    </div>
+  );
+}
+
+/** A text column of a ranked table: what it shows, and the text it sorts by. */
+interface Label<Row> {
+  heading: string;
+  text: (row: Row) => string;
+  cell: (row: Row) => ReactNode;
+}
+
+const numberColumns = [
+  { key: 'visits', heading: arStats.statVisits },
+  { key: 'unique_visitors', heading: arStats.statUniqueVisitors },
+  { key: 'leads', heading: arStats.statSignUps },
+  { key: 'clients', heading: arStats.statClients },
+  { key: 'conversion_percent', heading: arStats.statConversion },
+  { key: 'client_percent', heading: arStats.statClientRate },
+] as const satisfies { key: keyof ProgramNumbers; heading: string }[];
+
+/** A column: a text one by its place, or a number's key. */
+type SortKey = number | keyof ProgramNumbers;
+
+/** The rows a table shows until "show all" is pressed. */
+const shownAtFirst = 50;
+
+const collator = new Intl.Collator('ar', { numeric: true });
+
+function compare<Row extends ProgramNumbers>(
+  labels: Label<Row>[],
+  key: SortKey,
+): (a: Row, b: Row) => number {
+  if (typeof key === 'number') {
+    const text = labels[key]!.text;
+    return (a, b) => collator.compare(text(a), text(b));
+  }
+  // A rate without a base (null) is below every rate.
+  return (a, b) => (a[key] ?? -1) - (b[key] ?? -1);
+}
+
+/**
+ * Rows with the programme's numbers, most leads first as the server sends them, sorted by any
+ * column from the buttons in its headings (numbers most first, texts from A; again reverses);
+ * the first rows only until "show all". On a narrow phone the table scrolls sideways in its
+ * own region, which the keyboard can reach.
+ */
+function RankedTable<Row extends ProgramNumbers>({
+  id,
+  caption,
+  labels,
+  rows,
+}: {
+  id: string;
+  caption: string;
+  labels: Label<Row>[];
+  rows: Row[];
+}) {
+  const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({
+    key: 'leads',
+    descending: true,
+  });
+  const [all, setAll] = useState(false);
+  const region = useRef<HTMLDivElement>(null);
+  if (rows.length === 0) return null;
+
+  const order = compare(labels, sort.key);
+  // A stable sort: equal rows keep the server's order. Each row keeps its place there as its key.
+  const sorted = rows
+    .map((row, place) => ({ row, place }))
+    .sort((a, b) => (sort.descending ? order(b.row, a.row) : order(a.row, b.row)));
+  const shown = all ? sorted : sorted.slice(0, shownAtFirst);
+
+  function heading(key: SortKey, text: string) {
+    const active = sort.key === key;
+    return (
+      <th scope="col" aria-sort={active ? (sort.descending ? 'descending' : 'ascending') : 'none'}>
+        <button
+          type="button"
+          className="sort"
+          onClick={() =>
+            setSort({ key, descending: active ? !sort.descending : typeof key !== 'number' })
+          }
+        >
+          {text}
+        </button>
+      </th>
+    );
+  }
+
+  return (
+    <>
+      <ScrollingTable caption={caption} id={`${id}-caption`} ref={region}>
+        <thead>
+          <tr>
+            {labels.map((label, place) => (
+              <Fragment key={label.heading}>{heading(place, label.heading)}</Fragment>
+            ))}
+            {numberColumns.map(({ key, heading: text }) => (
+              <Fragment key={key}>{heading(key, text)}</Fragment>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map(({ row, place: key }) => (
+            <tr key={key}>
+              {labels.map((label, place) =>
+                place === 0 ? (
+                  <th key={label.heading} scope="row">
+                    {label.cell(row)}
+                  </th>
+                ) : (
+                  <td key={label.heading}>{label.cell(row)}</td>
+                ),
+              )}
+              <td>{formatNumber(row.visits)}</td>
+              <td>{formatNumber(row.unique_visitors)}</td>
+              <td>{formatNumber(row.leads)}</td>
+              <td>{formatNumber(row.clients)}</td>
+              <td>{formatRate(row.conversion_percent)}</td>
+              <td>{formatRate(row.client_percent)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </ScrollingTable>
+      {shown.length < sorted.length && (
+        <button
+          type="button"
+          className="secondary show-all"
+          onClick={() => {
+            setAll(true);
+            // The button goes with the rows it hid: the keyboard carries on in their table.
+            region.current?.focus();
+          }}
+        >
+          {arProgram.showAll(rows.length)}
+        </button>
+      )}
+    </>
+  );
+}

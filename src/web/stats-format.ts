@@ -1,0 +1,25 @@
+import { arStats } from '../domain/catalogue';
+
+// Western digits, as in the link and the licence line; Arabic separators and words.
+const numbers = new Intl.NumberFormat('ar', { numberingSystem: 'latn' });
+const percent = new Intl.NumberFormat('ar', {
+  numberingSystem: 'latn',
+  style: 'percent',
+  maximumFractionDigits: 1,
+});
+const dates = new Intl.DateTimeFormat('ar', {
+  numberingSystem: 'latn',
+  day: 'numeric',
+  month: 'long',
+  timeZone: 'UTC',
+});
+
+/** A count, as the numbers' pages show it. */
+export const formatNumber = (value: number) => numbers.format(value);
+
+/** A percentage of the API (one decimal, null without a base), as the numbers' pages show it. */
+export const formatRate = (value: number | null) =>
+  value === null ? arStats.statNone : percent.format(value / 100);
+
+/** A UTC day of the API (YYYY-MM-DD): its day and month. */
+export const formatDate = (date: string) => dates.format(new Date(`${date}T00:00:00Z`));
