@@ -23,6 +23,21 @@ export function describeError(error: unknown): string {
   return String(error);
 }
 
+/** Runs `run`, telling a database out of reach (503) from a bug (500). */
+export async function guarded<T>(
+  database: Database,
+  run: () => Promise<T>,
+  onUnavailable?: () => void,
+): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!database.isUnavailable(error)) throw error;
+    onUnavailable?.();
+    throw new DatabaseUnavailableError(error);
+  }
+}
+
 /**
  * The one switch on the database kind. `onConnectionLost` hears of pooled connections lost (a
  * restart, a failover, a network cut); the pool drops them and opens new ones when next needed.

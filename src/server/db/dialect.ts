@@ -80,6 +80,16 @@ export function idsTable(database: Database, ids: readonly string[]) {
     : sql<string>`(select unnest(${ids}::text[]))`;
 }
 
+/**
+ * After a deletion of personal data: SQLite's secure_delete (db/sqlite.ts) has zeroed the rows
+ * in their pages, and the copies of the pages still in the write-ahead log are dropped here.
+ * Readers in the middle of a read may keep part of it until the next checkpoint, which SQLite
+ * runs by itself. PostgreSQL keeps dead rows until VACUUM (docs/personal-data.md).
+ */
+export async function dropDeletedPages(database: Database): Promise<void> {
+  if (database.kind === 'sqlite') await sql`pragma wal_checkpoint(TRUNCATE)`.execute(database.db);
+}
+
 /** Whether a migration runs on PostgreSQL (a migration is given Kysely alone). */
 export function isPostgres(db: Kysely<unknown>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;

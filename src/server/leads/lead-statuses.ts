@@ -4,7 +4,8 @@ import type { LeadStatus } from '../../domain/lead-status';
 import { writeTransaction } from '../db/dialect';
 import type { Database, LeadStatusChangesTable, Tables } from '../db/schema';
 import { deletionLock } from '../registrations/personal-data';
-import { guarded, registrationIdPattern } from '../registrations/registration-repository';
+import { guarded } from '../db/database';
+import { registrationIdPattern } from '../registrations/registration-repository';
 import { queueEvents } from '../webhooks/outbox';
 
 /** Which lead: by the id of any of its rows, or a phone's most recent lead. */

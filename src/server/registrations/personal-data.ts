@@ -1,5 +1,5 @@
 import { sql, type ExpressionBuilder, type Kysely, type RawBuilder } from 'kysely';
-import { idsTable, writeTransaction } from '../db/dialect';
+import { dropDeletedPages, idsTable, writeTransaction } from '../db/dialect';
 import { otherCampaign } from '../campaigns';
 import { countKeys, signUpColumns, storedCounts } from '../counts';
 import type {
@@ -336,12 +336,7 @@ export async function deleteSubmissions(
       };
     },
   );
-  // SQLite's secure_delete (db/sqlite.ts) has zeroed the rows in their pages; the copies of the
-  // pages still in the write-ahead log are dropped with it. Readers in the middle of a read may
-  // keep part of it until the next checkpoint, which SQLite runs by itself.
-  if (database.kind === 'sqlite' && deleted.ids.length > 0) {
-    await sql`pragma wal_checkpoint(TRUNCATE)`.execute(database.db);
-  }
+  if (deleted.ids.length > 0) await dropDeletedPages(database);
   return deleted;
 }
 

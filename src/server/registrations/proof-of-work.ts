@@ -9,7 +9,7 @@ import {
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import { z } from 'zod';
 import type { Database } from '../db/schema';
-import { guarded } from './registration-repository';
+import { guarded } from '../db/database';
 
 // About a second or two on a mid-range phone (PBKDF2 in WebCrypto), solved while the person
 // types; to a script it is that second for every lead, on every core it owns.

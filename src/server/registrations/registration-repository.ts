@@ -3,11 +3,11 @@ import { sql, type Kysely } from 'kysely';
 import type { LeadStatus } from '../../domain/lead-status';
 import { parseNotes, type Source } from '../../domain/notes';
 import { utmOf, type Registration, type Utm } from '../../domain/registration';
-import { DatabaseUnavailableError } from '../db/database';
+import { guarded } from '../db/database';
 import { writeTransaction } from '../db/dialect';
 import type { Database, RegistrationsTable, SignUpChannel, Tables } from '../db/schema';
 import { queueEvents } from '../webhooks/outbox';
-import { groupCommit, type ItemResult } from './group-commit';
+import { groupCommit, type ItemResult } from '../db/group-commit';
 
 /** A repeat is a submission of the same phone and notes as a lead of the 24 hours before it. */
 const repeatWindowMs = 24 * 60 * 60 * 1000;
@@ -194,21 +194,6 @@ export function toStored(row: RegistrationsTable): StoredRegistration {
  */
 export const registrationIdPattern =
   /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** Runs `run`, telling a database out of reach (503) from a bug (500). */
-export async function guarded<T>(
-  database: Database,
-  run: () => Promise<T>,
-  onUnavailable?: () => void,
-): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (!database.isUnavailable(error)) throw error;
-    onUnavailable?.();
-    throw new DatabaseUnavailableError(error);
-  }
-}
 
 export function createRegistrationRepository(
   database: Database,

@@ -4,7 +4,7 @@ import { packageLabel } from '../../domain/packages';
 import { utmOf } from '../../domain/registration';
 import { skippingLocked, writeTransaction } from '../db/dialect';
 import type { Database, Tables, WebhookEventStatus, WebhookEventType } from '../db/schema';
-import { groupCommit } from '../registrations/group-commit';
+import { groupCommit } from '../db/group-commit';
 
 /** An event claimed for delivery, with the body it is sent with. */
 export interface DueEvent {
