@@ -120,15 +120,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
       deleteSubmissions: (selection) => deleteSubmissions(database, selection),
     });
   }
-  if (config.webhooks !== undefined) {
-    await app.register(webhooksPlugin, {
-      config: config.webhooks,
-      now,
-      outbox: services.outbox,
-      metrics,
-      ...webhookDelivery,
-    });
-  }
+  await app.register(webhooksPlugin, {
+    config: config.webhooks,
+    now,
+    outbox: services.outbox,
+    metrics,
+    ...webhookDelivery,
+  });
   await app.register(errorHandlingPlugin, { isDatabaseUnavailable: database.isUnavailable });
   await app.register(securityHeadersPlugin, {
     headers,

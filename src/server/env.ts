@@ -334,16 +334,6 @@ function databaseOf({
 
 type Env = z.infer<typeof envSchema>;
 
-/**
- * Whether WEBHOOK_URL is set: `npm run lead` then queues each change's event for the server to
- * deliver, as the server does. Nothing else of the server's settings is read.
- */
-export function loadWebhooksOn(env: Record<string, string | undefined>): boolean {
-  const result = envSchema.pick({ WEBHOOK_URL: true }).safeParse(presentOnly(env));
-  if (!result.success) throw invalid(result.error);
-  return result.data.WEBHOOK_URL !== undefined;
-}
-
 function marketerAuthOf(env: Env) {
   const keys =
     env.MARKETER_AUTH_JWKS_URL !== undefined

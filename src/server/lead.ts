@@ -5,7 +5,6 @@ import { parse } from 'csv-parse/sync';
 import { leadStatuses, parseLeadStatus, type LeadStatus } from '../domain/lead-status';
 import { normalizePhone, phonePattern } from '../domain/phone';
 import { readDatabase, type Output } from './cli';
-import { loadWebhooksOn } from './env';
 import { createLeadStatuses, type LeadRef, type LeadStatuses } from './leads/lead-statuses';
 
 const usage = `usage: npm run lead -- status --id ID --status STATUS
@@ -137,7 +136,6 @@ export async function runLead(
   const { out, err } = output;
   let work:
     { kind: 'status'; lead: LeadRef; status: LeadStatus } | { kind: 'import'; file: string };
-  let webhookEvents: boolean;
   try {
     const { values, positionals } = parseArgs({
       args: argv,
@@ -164,7 +162,6 @@ export async function runLead(
     } else {
       throw new Error('expected status or import');
     }
-    webhookEvents = loadWebhooksOn(env);
   } catch (error) {
     err(`${(error as Error).message}\n${usage}\n`);
     return 2;
@@ -181,7 +178,7 @@ export async function runLead(
   }
   let refused = 0;
   const code = await readDatabase(env, err, async (database) => {
-    const statuses = createLeadStatuses(database, { webhookEvents });
+    const statuses = createLeadStatuses(database);
     if (work.kind === 'import') {
       refused = await applyRows(statuses, rows, output);
       return;

@@ -205,7 +205,7 @@ describeOnBackends('on $name', (backend) => {
       ]);
       // What the CRM said of them before the oldest two were past the limit.
       const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
-      const statuses = createLeadStatuses(database, { webhookEvents: true });
+      const statuses = createLeadStatuses(database);
       await statuses.change({ phone: '966500000001' }, 'client', 'api', now);
       await statuses.change({ phone: '966500000002' }, 'qualified', 'api', now);
       await statuses.change({ phone: '966500000002' }, 'lost', 'api', now);
@@ -326,7 +326,7 @@ describeOnBackends('on $name', (backend) => {
     it('--erase deletes every row, change of status and event of that person, nothing else, and keeps the report', async () => {
       const { databaseUrl, rows, events } = await storedSignUps(backend, people);
       const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
-      const statuses = createLeadStatuses(database, { webhookEvents: true });
+      const statuses = createLeadStatuses(database);
       await statuses.change({ phone: '966500000001' }, 'contacted', 'api', now);
       await statuses.change({ phone: '966500000001' }, 'client', 'cli', now);
       await statuses.change({ phone: '966500000002' }, 'client', 'api', now);
@@ -424,7 +424,7 @@ describeOnBackends('on $name', (backend) => {
       expect(hers!.repeat_of).toBe(theirs!.id);
       // The provider calls the phone: Noura answers, and becomes a client.
       const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
-      const statuses = createLeadStatuses(database, { webhookEvents: true });
+      const statuses = createLeadStatuses(database);
       const called = new Date(now.getTime() - 60_000);
       await statuses.change({ phone: victim.phone }, 'contacted', 'api', called);
       await statuses.change({ phone: victim.phone }, 'client', 'api', now);
@@ -524,12 +524,7 @@ describeOnBackends('on $name', (backend) => {
           { ...visits, ...ramadan, visits: 5, visitors: 4 },
         ])
         .execute();
-      await createLeadStatuses(database, { webhookEvents: false }).change(
-        { phone: '966500000001' },
-        'client',
-        'api',
-        now,
-      );
+      await createLeadStatuses(database).change({ phone: '966500000001' }, 'client', 'api', now);
       const campaigns = () => report(databaseUrl, '--by', 'campaign', '--format', 'csv');
       expect(await campaigns()).toContain('sms,ahmed-0501234567,3,2,1,0,50.0,0,0,1,0,100.0');
 

@@ -98,7 +98,7 @@ export async function createServices(
     redis,
     metrics,
     registrations,
-    leadStatuses: createLeadStatuses(database, { webhookEvents: config.webhooks !== undefined }),
+    leadStatuses: createLeadStatuses(database),
     visits: createVisitCounter(createVisitRepository(database), { salts, now, log }),
     outbox: createOutbox(database),
     // One for the API and the pages' form posts: a solved challenge is spent for both.

@@ -31,11 +31,6 @@ export interface LeadStatuses {
   ): Promise<StatusChange>;
 }
 
-export interface LeadStatusOptions {
-  /** Webhooks are on: each change also queues `registration.status_changed` (docs/webhooks.md). */
-  webhookEvents: boolean;
-}
-
 /** The lead's own row: a repeat's id leads to its lead. */
 async function leadOf(trx: Kysely<Tables>, lead: LeadRef) {
   const columns = ['id', 'status', 'status_changed_at', 'created_at'] as const;
@@ -64,10 +59,7 @@ async function leadOf(trx: Kysely<Tables>, lead: LeadRef) {
     .executeTakeFirst();
 }
 
-export function createLeadStatuses(
-  database: Database,
-  { webhookEvents }: LeadStatusOptions,
-): LeadStatuses {
+export function createLeadStatuses(database: Database): LeadStatuses {
   return {
     change: (lead, status, by, now) =>
       guarded(database, () =>
@@ -97,11 +89,11 @@ export function createLeadStatuses(
             .set({ status, status_changed_at: changedAt })
             .where('id', '=', row.id)
             .execute();
-          if (webhookEvents) {
-            await queueEvents(trx, [
-              { subjectId: change.id, type: 'registration.status_changed', at: changedAt },
-            ]);
-          }
+          // Queued whoever changes it, the API or `npm run lead` from any shell: a server
+          // without WEBHOOK_URL fails what it cannot deliver (plugins/webhooks.ts).
+          await queueEvents(trx, [
+            { subjectId: change.id, type: 'registration.status_changed', at: changedAt },
+          ]);
           return { kind: 'changed', id: row.id, status, changedAt };
         }),
       ),

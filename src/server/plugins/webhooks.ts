@@ -6,7 +6,8 @@ import { startDelivery } from '../webhooks/delivery';
 import type { Outbox, OutboxStatus } from '../webhooks/outbox';
 
 export interface WebhooksPluginOptions {
-  config: WebhookConfig;
+  /** Unset (no WEBHOOK_URL): nothing is delivered, and what is queued is failed. */
+  config: WebhookConfig | undefined;
   now: () => Date;
   outbox: Outbox;
   metrics: Metrics | null;
@@ -14,12 +15,39 @@ export interface WebhooksPluginOptions {
   maxInFlight?: number;
 }
 
-/** Delivers the outbox's events to WEBHOOK_URL while the server runs (docs/webhooks.md). */
+// How often a server without WEBHOOK_URL fails the events queued meanwhile (`npm run lead`).
+const failPendingEveryMs = 60 * 60_000;
+
+/**
+ * Delivers the outbox's events to WEBHOOK_URL while the server runs (docs/webhooks.md). Without
+ * it, the events queued whatever the configuration (a lead's status changes, from the API or
+ * `npm run lead` in any shell) are failed at start and hourly, with the reason: nothing waits
+ * for a delivery that will not come, and `npm run webhooks -- --retry-failed` sends them once
+ * WEBHOOK_URL is set.
+ */
 export const webhooksPlugin = fp<WebhooksPluginOptions>(
-  async (app, { metrics, ...options }) => {
-    const { outbox } = options;
+  async (app, { metrics, config, ...options }) => {
+    const { outbox, now } = options;
+    if (config === undefined) {
+      const failPending = async () => {
+        const failed = await outbox.failPending('WEBHOOK_URL is not set', now());
+        if (failed > 0) app.log.info({ failed }, 'webhook events failed: WEBHOOK_URL is not set');
+      };
+      const logged = () =>
+        failPending().catch((error: unknown) =>
+          app.log.warn({ err: error }, 'webhook events could not be failed'),
+        );
+      let timer: NodeJS.Timeout | undefined;
+      app.addHook('onReady', async () => {
+        void logged();
+        timer = setInterval(logged, failPendingEveryMs).unref();
+      });
+      app.addHook('onClose', async () => clearInterval(timer));
+      return;
+    }
     const delivery = startDelivery({
       ...options,
+      config,
       log: app.log,
       onAttempt: metrics
         ? (result, lagSeconds) => {

@@ -51,6 +51,11 @@ export interface Outbox {
   retryFailed(now: Date): Promise<number>;
   /** Delivered and failed events created from `since` on are sent again; returns how many. */
   replay(since: Date, now: Date): Promise<number>;
+  /**
+   * Pending events become failed, `reason` their last error: what a server without WEBHOOK_URL
+   * does with the events it will never deliver. Returns how many.
+   */
+  failPending(reason: string, now: Date): Promise<number>;
 }
 
 /**
@@ -314,6 +319,14 @@ export function createOutbox(database: Database): Outbox {
       };
     },
     retryFailed: (now) => sendAgain(now, (query) => query.where('status', '=', 'failed')),
+    async failPending(reason, now) {
+      const result = await db
+        .updateTable('webhook_events')
+        .set({ status: 'failed', last_error: reason, next_attempt_at: now.toISOString() })
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
     // Pending events are on their way already; sending them again now could send them twice.
     replay: (since, now) =>
       sendAgain(now, (query) =>
