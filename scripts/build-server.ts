@@ -2,7 +2,14 @@ import { build } from 'esbuild';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const entries = ['main', 'export', 'report', 'webhooks-cli', 'person', 'lead'];
+const entries = {
+  main: 'main',
+  export: 'cli/export',
+  report: 'report',
+  'webhooks-cli': 'cli/webhooks',
+  person: 'cli/person',
+  lead: 'cli/lead',
+};
 
 /**
  * Compiles the server and its command lines (`npm run export`, `npm run report`) into plain
@@ -13,7 +20,10 @@ const entries = ['main', 'export', 'report', 'webhooks-cli', 'person', 'lead'];
  */
 export async function buildServer(outDir: string): Promise<void> {
   const { metafile } = await build({
-    entryPoints: entries.map((name) => `src/server/${name}.ts`),
+    entryPoints: Object.entries(entries).map(([out, name]) => ({
+      in: `src/server/${name}.ts`,
+      out,
+    })),
     outdir: outDir,
     bundle: true,
     splitting: true,
@@ -28,8 +38,8 @@ export async function buildServer(outDir: string): Promise<void> {
   // export.ts and report.ts run only when their `import.meta.url` is the file node was given:
   // an entry that another entry imports lands in a shared chunk, and its guard never matches.
   for (const [output, { inputs }] of Object.entries(metafile.outputs)) {
-    for (const name of entries) {
-      const source = `src/server/${name}.ts`;
+    for (const [name, file] of Object.entries(entries)) {
+      const source = `src/server/${file}.ts`;
       if (source in inputs && resolve(output) !== resolve(outDir, `${name}.js`)) {
         throw new Error(`build-server: ${source} is in ${output}, not only in ${name}.js`);
       }
@@ -48,5 +58,9 @@ export const serverNodeArgs = ['--enable-source-maps', '--optimize-for-size'];
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const outDir = process.argv[2] ?? 'dist/server';
   await buildServer(outDir);
-  console.log(`build-server: wrote ${entries.map((name) => `${outDir}/${name}.js`).join(', ')}`);
+  console.log(
+    `build-server: wrote ${Object.keys(entries)
+      .map((name) => `${outDir}/${name}.js`)
+      .join(', ')}`,
+  );
 }

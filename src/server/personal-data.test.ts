@@ -8,7 +8,7 @@ import type { SignUpChannel } from './db/schema';
 import { loadConfig } from './env';
 import { createLeadStatuses } from './leads/lead-statuses';
 import { deleteSubmissions } from './registrations/personal-data';
-import { postgresErasureNote, runPerson } from './person';
+import { postgresErasureNote, runPerson } from './cli/person';
 import { runReport } from './report';
 import {
   buildTestApp,

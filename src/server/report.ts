@@ -2,7 +2,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { packageKeys } from '../domain/packages';
 import { otherCampaign } from './campaigns';
-import { csvCell, parseSince, readDatabase, type Output } from './cli';
+import { csvCell, parseSince, readDatabase, type Output } from './cli/command';
 import { countSignUps, type Counted, type SignUpCount } from './registrations/sign-up-counts';
 import {
   createVisitRepository,

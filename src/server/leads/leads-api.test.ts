@@ -7,7 +7,7 @@ import {
   type TestBackend,
 } from '../../../testing/server-test-helpers';
 import { newWebhookSecret, startWebhookReceiver } from '../../../testing/webhook-receiver';
-import { runPerson } from '../person';
+import { runPerson } from '../cli/person';
 import { changesPerMinute, refusedPerMinute } from '../plugins/leads';
 
 // Issue 26: the provider's CRM tells what became of a lead.

@@ -12,7 +12,7 @@ import {
   startWebhookReceiver,
   type Answer,
 } from '../../../testing/webhook-receiver';
-import { runWebhooks } from '../webhooks-cli';
+import { runWebhooks } from '../cli/webhooks';
 
 const values = { name: 'سارة القحطاني', email: 'sara@example.com', phone: '966512345678' };
 const premium = { packageName: 'premium_reco', marketingId: '42' };

@@ -1,10 +1,10 @@
 import { createInterface } from 'node:readline/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { normalizePhone, phonePattern } from '../domain/phone';
-import { readDatabase, type Output } from './cli';
-import { deleteSubmissions, findPerson, type PersonRow } from './registrations/personal-data';
-import { toStored } from './registrations/registration-repository';
+import { normalizePhone, phonePattern } from '../../domain/phone';
+import { readDatabase, type Output } from './command';
+import { deleteSubmissions, findPerson, type PersonRow } from '../registrations/personal-data';
+import { toStored } from '../registrations/registration-repository';
 
 const usage = `usage: npm run person -- --phone 9665XXXXXXXX [--erase [--yes]]
        npm run person -- --email name@example.com [--erase [--yes]]`;

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { describeError, openDatabase } from './db/database';
-import type { Database } from './db/schema';
-import { pendingMigrations } from './db/migrate';
-import { loadDatabaseConfig } from './env';
+import { describeError, openDatabase } from '../db/database';
+import type { Database } from '../db/schema';
+import { pendingMigrations } from '../db/migrate';
+import { loadDatabaseConfig } from '../env';
 
 // What export.ts and report.ts share. It is its own module, not part of export.ts, because each
 // of them is an entry of the server's build (scripts/build-server.ts): code that two entries

@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { parseSince, readDatabase, type Output } from './cli';
-import { createOutbox } from './webhooks/outbox';
+import { parseSince, readDatabase, type Output } from './command';
+import { createOutbox } from '../webhooks/outbox';
 
 const usage = `usage: npm run webhooks -- status
        npm run webhooks -- retry-failed

@@ -1,14 +1,14 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { arLeadStatus } from '../domain/catalogue';
-import { buildPayload, registrationSchema } from '../domain/registration';
+import { arLeadStatus } from '../../domain/catalogue';
+import { buildPayload, registrationSchema } from '../../domain/registration';
 import {
   buildTestApp,
   describeOnBackends,
   type TestBackend,
-} from '../../testing/server-test-helpers';
-import { newWebhookSecret } from '../../testing/webhook-receiver';
+} from '../../../testing/server-test-helpers';
+import { newWebhookSecret } from '../../../testing/webhook-receiver';
 import { runLead } from './lead';
 
 // Issue 26: `npm run lead`, for a provider without a CRM that calls the API.

@@ -2,11 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse } from 'csv-parse/sync';
-import { leadStatuses, parseLeadStatus, type LeadStatus } from '../domain/lead-status';
-import { normalizePhone, phonePattern } from '../domain/phone';
-import { readDatabase, type Output } from './cli';
-import { loadWebhooksOn } from './env';
-import { createLeadStatuses, type LeadRef, type LeadStatuses } from './leads/lead-statuses';
+import { leadStatuses, parseLeadStatus, type LeadStatus } from '../../domain/lead-status';
+import { normalizePhone, phonePattern } from '../../domain/phone';
+import { readDatabase, type Output } from './command';
+import { loadWebhooksOn } from '../env';
+import { createLeadStatuses, type LeadRef, type LeadStatuses } from '../leads/lead-statuses';
 
 const usage = `usage: npm run lead -- status --id ID --status STATUS
        npm run lead -- status --phone 9665XXXXXXXX --status STATUS

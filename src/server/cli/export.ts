@@ -1,12 +1,12 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { csvCell, parseSince, readDatabase, type Output } from './cli';
-import { registrationColumns } from './db/schema';
+import { csvCell, parseSince, readDatabase, type Output } from './command';
+import { registrationColumns } from '../db/schema';
 import {
   createRegistrationRepository,
   type StoredRegistration,
-} from './registrations/registration-repository';
+} from '../registrations/registration-repository';
 
 // The export is the table: its columns, in its order.
 export const exportFields = registrationColumns;

@@ -5,15 +5,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { buildNotes } from '../domain/notes';
-import { buildPayload } from '../domain/registration';
-import { openDatabase } from './db/database';
-import { pendingMigrations } from './db/migrate';
-import { loadConfig } from './env';
-import { csvCell } from './cli';
+import { buildNotes } from '../../domain/notes';
+import { buildPayload } from '../../domain/registration';
+import { openDatabase } from '../db/database';
+import { pendingMigrations } from '../db/migrate';
+import { loadConfig } from '../env';
+import { csvCell } from './command';
 import { exportFields, formatRegistrations, runExport } from './export';
-import type { StoredRegistration } from './registrations/registration-repository';
-import { buildTestApp, describeOnBackends } from '../../testing/server-test-helpers';
+import type { StoredRegistration } from '../registrations/registration-repository';
+import { buildTestApp, describeOnBackends } from '../../../testing/server-test-helpers';
 
 const quiet = { out: () => {}, err: () => {} };
 const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
@@ -338,7 +338,7 @@ describeOnBackends('on $name', (backend) => {
       });
       const env = { ...process.env, DATABASE_URL: databaseUrl };
 
-      const jsonl = await run(tsx, ['src/server/export.ts', '--format', 'jsonl'], { env });
+      const jsonl = await run(tsx, ['src/server/cli/export.ts', '--format', 'jsonl'], { env });
       expect(JSON.parse(jsonl.stdout)).toMatchObject({
         name: values.name,
         email: null,
@@ -354,14 +354,14 @@ describeOnBackends('on $name', (backend) => {
 
       const csv = await run(
         tsx,
-        ['src/server/export.ts', '--format', 'csv', '--since', '2000-01-01'],
+        ['src/server/cli/export.ts', '--format', 'csv', '--since', '2000-01-01'],
         { env },
       );
       expect(csv.stdout.startsWith(`\uFEFF${exportFields.join(',')}\r\n`)).toBe(true);
       expect(csv.stdout).toContain(`,${values.name},,${values.phone},`);
       expect(csv.stdout).toContain(',snapchat,,رمضان,,,,,api,new,\r\n');
 
-      const bad = await run(tsx, ['src/server/export.ts', '--format', 'pdf'], { env }).catch(
+      const bad = await run(tsx, ['src/server/cli/export.ts', '--format', 'pdf'], { env }).catch(
         (error: { code: number; stderr: string }) => error,
       );
       expect(bad).toMatchObject({
