@@ -1,18 +1,10 @@
-import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { packageKeys } from '../domain/packages';
 import { otherCampaign } from './campaigns';
-import { csvCell, parseSince, readDatabase, type Output } from './cli/command';
-import { countSignUps, type Counted, type SignUpCount } from './registrations/sign-up-counts';
-import {
-  createVisitRepository,
-  type CampaignVisits,
-  type LinkVisits,
-} from './visits/visit-repository';
+import { csvCell, visible } from './cli/command';
+import type { Counted, SignUpCount } from './registrations/sign-up-counts';
+import type { CampaignVisits, LinkVisits } from './visits/visit-repository';
 
 export type ReportFormat = 'table' | 'csv';
-/** What a row is: a link (marketer and package) or a campaign (utm_source and utm_campaign). */
-export type ReportBy = 'link' | 'campaign';
 
 /**
  * Visits, and the count of a lead: first sign-ups (a repeat, same phone and notes within 24
@@ -52,9 +44,6 @@ export interface CampaignReportRow extends Counts {
   utmSource: string | null;
   utmCampaign: string | null;
 }
-
-const usage =
-  'usage: npm run report -- [--since YYYY-MM-DD[THH:MM:SSZ]] [--format table|csv] [--by link|campaign]';
 
 export const reportNotes = [
   'Visits are unauthenticated counts: anyone can add to them. A visitor (address and browser) counts once per link and UTC day; one address (IPv6: one /48) counts at most 10 visitors a link and 100 visits a day.',
@@ -153,18 +142,6 @@ function compareRows(a: ReportRow, b: ReportRow): number {
     : packageOrder(a.packageKey) < packageOrder(b.packageKey)
       ? -1
       : 1;
-}
-
-/**
- * A cell as it may reach a terminal: control, format (bidi among them) and line-separator
- * characters are shown as \u{…} escapes, so a stored id can neither move the cursor, recolour
- * the screen nor start a forged line.
- */
-export function visible(text: string): string {
-  return text.replace(
-    /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu,
-    (char) => `\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`,
-  );
 }
 
 /** Leads per hundred unique visitors (or clients per hundred leads), one decimal; '—' for none. */
@@ -313,67 +290,4 @@ function formatRows<Row extends Counts>(
     ...layout.notes,
     '',
   ].join('\n');
-}
-
-/** The command line: returns the exit code (2 for bad arguments, 1 for no database). */
-export async function runReport(
-  argv: string[],
-  env: Record<string, string | undefined>,
-  { out, err }: Output,
-): Promise<number> {
-  let format: ReportFormat;
-  let by: ReportBy;
-  let since: Date | undefined;
-  try {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        format: { type: 'string', default: 'table' },
-        since: { type: 'string' },
-        by: { type: 'string', default: 'link' },
-      },
-      strict: true,
-      allowPositionals: false,
-    });
-    if (values.format !== 'table' && values.format !== 'csv') {
-      throw new Error('--format must be table or csv');
-    }
-    if (values.by !== 'link' && values.by !== 'campaign') {
-      throw new Error('--by must be link or campaign');
-    }
-    format = values.format;
-    by = values.by;
-    since = parseSince(values.since);
-  } catch (error) {
-    err(`${(error as Error).message}\n${usage}\n`);
-    return 2;
-  }
-
-  return readDatabase(env, err, async (database) => {
-    // Visits are kept per day, so a --since with a time counts that whole day's visits.
-    const day = since?.toISOString().slice(0, 10);
-    const visits = createVisitRepository(database);
-    // Deleted submissions (RETENTION_DAYS, erasure) were counted per day before they went; like
-    // visits, a --since with a time counts that whole day's.
-    const filter = { since: since?.toISOString(), repeats: true };
-    if (by === 'campaign') {
-      const rows = buildCampaignReport(
-        await visits.campaignTotals({ since: day }),
-        await countSignUps(database.db, ['utm_source', 'utm_campaign'], filter),
-      );
-      return out(formatCampaignReport(rows, format, since));
-    }
-    const rows = buildReport(
-      await visits.totals({ since: day }),
-      await countSignUps(database.db, ['marketing_id', 'package_key'], filter),
-    );
-    out(formatReport(rows, format, since));
-  });
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  process.exitCode = await runReport(process.argv.slice(2), process.env, {
-    out: (text) => process.stdout.write(text),
-    err: (text) => process.stderr.write(text),
-  });
 }

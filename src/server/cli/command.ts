@@ -1,20 +1,92 @@
 import { existsSync } from 'node:fs';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { normalizePhone, phonePattern } from '../../domain/phone';
 import { describeError, openDatabase } from '../db/database';
 import type { Database } from '../db/schema';
 import { pendingMigrations } from '../db/migrate';
 import { loadDatabaseConfig } from '../env';
 
-// What export.ts and report.ts share. It is its own module, not part of export.ts, because each
-// of them is an entry of the server's build (scripts/build-server.ts): code that two entries
-// import goes into a shared chunk, where export.ts's `import.meta.url` main guard would name
-// the chunk and `npm run export` would do nothing.
+export type Env = Record<string, string | undefined>;
 
-export interface Output {
+type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
+
+/** Where a command writes, and how it asks a yes-or-no question (absent: no terminal to ask on). */
+export interface Terminal {
   out: (text: string) => void;
   err: (text: string) => void;
+  confirm?: (question: string) => Promise<boolean>;
 }
 
-/** The --since option of the command lines: an ISO date or date-time; throws when it is not. */
+interface Parsed<Options extends ParseArgsOptionsConfig> {
+  values: ReturnType<typeof parseArgs<{ options: Options; strict: true }>>['values'];
+  positionals: string[];
+}
+
+/** A command as it is written: its arguments, and what it does with the database. */
+interface CommandSpec<Options extends ParseArgsOptionsConfig, Args> {
+  name: string;
+  /** What it is for, in the list of `npm run tasjeel -- --help`. */
+  summary: string;
+  /** Its forms, each as written after `npm run NAME --`, and a line of help after them. */
+  usage: string[];
+  help?: string;
+  options: Options;
+  /** Whether it takes words that are not options (a subcommand, a file). */
+  positionals?: true;
+  /** The arguments as `run` takes them, checked before the database opens; throws with why not. */
+  parse(parsed: Parsed<Options>, env: Env, terminal: Terminal): Args;
+  /** Returns the exit code: 1 when anything was refused. */
+  run(database: Database, args: Args, terminal: Terminal): Promise<number>;
+}
+
+/** A command ready to run: `run` returns its exit code. */
+export interface Command {
+  name: string;
+  summary: string;
+  usage: string;
+  run(argv: string[], env: Env, terminal: Terminal): Promise<number>;
+}
+
+/**
+ * The one way a command runs: its arguments parsed (--help: the usage, exit code 0; a wrong
+ * one: why and the usage, 2), then the database opened, the command run against it and closed
+ * (readDatabase: exit code 1 when it cannot be read).
+ */
+export function defineCommand<const Options extends ParseArgsOptionsConfig, const Args>(
+  spec: CommandSpec<Options, Args>,
+): Command {
+  const forms = spec.usage.map(
+    (form, index) => `${index === 0 ? 'usage:' : '      '} npm run ${spec.name} -- ${form}`,
+  );
+  const usage = [...forms, ...(spec.help === undefined ? [] : [spec.help])].join('\n');
+  return {
+    name: spec.name,
+    summary: spec.summary,
+    usage,
+    async run(argv, env, terminal) {
+      if (argv.includes('--help') || argv.includes('-h')) {
+        terminal.out(`${usage}\n`);
+        return 0;
+      }
+      let args: Args;
+      try {
+        const parsed = parseArgs({
+          args: argv,
+          options: spec.options,
+          strict: true,
+          allowPositionals: spec.positionals ?? false,
+        });
+        args = spec.parse(parsed as Parsed<Options>, env, terminal);
+      } catch (error) {
+        terminal.err(`${visible((error as Error).message)}\n${usage}\n`);
+        return 2;
+      }
+      return readDatabase(env, terminal.err, (database) => spec.run(database, args, terminal));
+    },
+  };
+}
+
+/** The --since option: an ISO date or date-time; throws when it is not. */
 export function parseSince(value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;
   const since = new Date(value);
@@ -22,6 +94,34 @@ export function parseSince(value: string | undefined): Date | undefined {
     throw new Error(`--since must be an ISO date such as 2025-01-31, not "${value}"`);
   }
   return since;
+}
+
+/**
+ * A phone as an argument or a file gives it, as the form takes it (Arabic-Indic digits, spaces,
+ * +966 or 05… all name one number), made into 9665XXXXXXXX; throws with why not.
+ */
+export function parsePhone(text: string): string {
+  // Excel shows a long number in scientific notation and saves it so: its digits are lost.
+  if (/^\s*\d([.,]\d+)?E\+?\d+\s*$/i.test(text)) {
+    throw new Error(
+      'the phone is in scientific notation (as Excel shows 9.66559E+11): its digits are lost; format the column as text and save again',
+    );
+  }
+  const phone = normalizePhone(text);
+  if (!phonePattern.test(phone)) throw new Error('the phone is not a number like 9665XXXXXXXX');
+  return phone;
+}
+
+/**
+ * Text as it may reach a terminal: control, format (bidi among them) and line-separator
+ * characters are shown as \u{…} escapes, so a stored id or a cell of a file can neither move
+ * the cursor, recolour the screen nor start a forged line.
+ */
+export function visible(text: string): string {
+  return text.replace(
+    /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu,
+    (char) => `\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`,
+  );
 }
 
 // A cell starting with = + - @ (or a tab or carriage return) is run as a formula by Excel
@@ -36,15 +136,14 @@ export function csvCell(value: string | null): string {
 }
 
 /**
- * What the command lines share: opens DATABASE_URL (never creating a SQLite file that is not
- * there), refuses a schema that is behind this program (only the server migrates), runs
- * `read`, closes; returns the exit code (2 for a bad variable, 1 for no database, a schema
- * behind or a failed read, 0 otherwise).
+ * Opens DATABASE_URL (never creating a SQLite file that is not there), refuses a schema that is
+ * behind this program (only the server migrates), runs `read`, closes; returns the exit code
+ * (2 for a bad variable, 1 for no database, a schema behind or a failed read, else `read`'s).
  */
-export async function readDatabase(
-  env: Record<string, string | undefined>,
-  err: Output['err'],
-  read: (database: Database) => Promise<void>,
+async function readDatabase(
+  env: Env,
+  err: Terminal['err'],
+  read: (database: Database) => Promise<number>,
 ): Promise<number> {
   let database;
   try {
@@ -71,8 +170,7 @@ export async function readDatabase(
       );
       return 1;
     }
-    await read(opened);
-    return 0;
+    return await read(opened);
   } catch (error) {
     err(`Could not read the registrations: ${describeError(error)}\n`);
     return 1;
