@@ -17,11 +17,6 @@ export interface Terminal {
   confirm?: (question: string) => Promise<boolean>;
 }
 
-interface Parsed<Options extends ParseArgsOptionsConfig> {
-  values: ReturnType<typeof parseArgs<{ options: Options; strict: true }>>['values'];
-  positionals: string[];
-}
-
 /** A command as it is written: its arguments, and what it does with the database. */
 interface CommandSpec<Options extends ParseArgsOptionsConfig, Args> {
   name: string;
@@ -34,56 +29,82 @@ interface CommandSpec<Options extends ParseArgsOptionsConfig, Args> {
   /** Whether it takes words that are not options (a subcommand, a file). */
   positionals?: true;
   /** The arguments as `run` takes them, checked before the database opens; throws with why not. */
-  parse(parsed: Parsed<Options>, env: Env, terminal: Terminal): Args;
+  parse(values: ParsedValues<Options>, positionals: string[], env: Env, terminal: Terminal): Args;
   /** Returns the exit code: 1 when anything was refused. */
   run(database: Database, args: Args, terminal: Terminal): Promise<number>;
 }
 
-/** A command ready to run: `run` returns its exit code. */
-export interface Command {
-  name: string;
-  summary: string;
-  usage: string;
-  run(argv: string[], env: Env, terminal: Terminal): Promise<number>;
-}
+type ParsedValues<Options extends ParseArgsOptionsConfig> = ReturnType<
+  typeof parseArgs<{ options: Options; strict: true }>
+>['values'];
+
+export type Command = ReturnType<typeof defineCommand>;
 
 /**
  * The one way a command runs: its arguments parsed (--help: the usage, exit code 0; a wrong
- * one: why and the usage, 2), then the database opened, the command run against it and closed
- * (readDatabase: exit code 1 when it cannot be read).
+ * one: why and the usage, 2); then DATABASE_URL opened (a bad one: 2), never creating a SQLite
+ * file that is not there and refusing a schema behind this program (only the server migrates),
+ * the command run and the database closed (1 when it cannot be read).
  */
 export function defineCommand<const Options extends ParseArgsOptionsConfig, const Args>(
   spec: CommandSpec<Options, Args>,
-): Command {
+) {
   const forms = spec.usage.map(
     (form, index) => `${index === 0 ? 'usage:' : '      '} npm run ${spec.name} -- ${form}`,
   );
   const usage = [...forms, ...(spec.help === undefined ? [] : [spec.help])].join('\n');
-  return {
-    name: spec.name,
-    summary: spec.summary,
-    usage,
-    async run(argv, env, terminal) {
-      if (argv.includes('--help') || argv.includes('-h')) {
-        terminal.out(`${usage}\n`);
-        return 0;
+  async function run(argv: string[], env: Env, terminal: Terminal): Promise<number> {
+    const { out, err } = terminal;
+    if (argv.includes('--help') || argv.includes('-h')) {
+      out(`${usage}\n`);
+      return 0;
+    }
+    let args: Args;
+    let config;
+    try {
+      const { values, positionals } = parseArgs({
+        args: argv,
+        options: spec.options,
+        strict: true,
+        allowPositionals: spec.positionals ?? false,
+      });
+      args = spec.parse(values as ParsedValues<Options>, positionals, env, terminal);
+    } catch (error) {
+      err(`${visible((error as Error).message)}\n${usage}\n`);
+      return 2;
+    }
+    try {
+      config = loadDatabaseConfig(env);
+    } catch (error) {
+      err(`${(error as Error).message}\n`);
+      return 2;
+    }
+    if (config.kind === 'sqlite' && config.file !== ':memory:' && !existsSync(config.file)) {
+      err(
+        `No database at ${config.file} (DATABASE_URL); start the server once, or point DATABASE_URL at it.\n`,
+      );
+      return 1;
+    }
+    const database = await openDatabase(config);
+    try {
+      // The statements are prepared against the current schema; only the server migrates, so a
+      // newer command line pointed at production never changes it.
+      const pending = await pendingMigrations(database);
+      if (pending.length > 0) {
+        err(
+          `The database's schema is behind this program (missing ${pending.join(', ')}): start this version of the server once to migrate it, or use the version that matches the database.\n`,
+        );
+        return 1;
       }
-      let args: Args;
-      try {
-        const parsed = parseArgs({
-          args: argv,
-          options: spec.options,
-          strict: true,
-          allowPositionals: spec.positionals ?? false,
-        });
-        args = spec.parse(parsed as Parsed<Options>, env, terminal);
-      } catch (error) {
-        terminal.err(`${visible((error as Error).message)}\n${usage}\n`);
-        return 2;
-      }
-      return readDatabase(env, terminal.err, (database) => spec.run(database, args, terminal));
-    },
-  };
+      return await spec.run(database, args, terminal);
+    } catch (error) {
+      err(`Could not read the registrations: ${describeError(error)}\n`);
+      return 1;
+    } finally {
+      await database.close();
+    }
+  }
+  return { name: spec.name, summary: spec.summary, usage, run };
 }
 
 /** The --since option: an ISO date or date-time; throws when it is not. */
@@ -133,48 +154,4 @@ export function csvCell(value: string | null): string {
   if (value === null) return '';
   const safe = formulaStart.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-}
-
-/**
- * Opens DATABASE_URL (never creating a SQLite file that is not there), refuses a schema that is
- * behind this program (only the server migrates), runs `read`, closes; returns the exit code
- * (2 for a bad variable, 1 for no database, a schema behind or a failed read, else `read`'s).
- */
-async function readDatabase(
-  env: Env,
-  err: Terminal['err'],
-  read: (database: Database) => Promise<number>,
-): Promise<number> {
-  let database;
-  try {
-    database = loadDatabaseConfig(env);
-  } catch (error) {
-    err(`${(error as Error).message}\n`);
-    return 2;
-  }
-  // Reading must not create an empty database where the server's one was expected.
-  if (database.kind === 'sqlite' && database.file !== ':memory:' && !existsSync(database.file)) {
-    err(
-      `No database at ${database.file} (DATABASE_URL); start the server once, or point DATABASE_URL at it.\n`,
-    );
-    return 1;
-  }
-  const opened = await openDatabase(database);
-  try {
-    // The statements are prepared against the current schema; only the server migrates, so a
-    // newer command line pointed at production never changes it.
-    const pending = await pendingMigrations(opened);
-    if (pending.length > 0) {
-      err(
-        `The database's schema is behind this program (missing ${pending.join(', ')}): start this version of the server once to migrate it, or use the version that matches the database.\n`,
-      );
-      return 1;
-    }
-    return await read(opened);
-  } catch (error) {
-    err(`Could not read the registrations: ${describeError(error)}\n`);
-    return 1;
-  } finally {
-    await opened.close();
-  }
 }

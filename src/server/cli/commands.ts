@@ -5,12 +5,9 @@ import { personCommand } from './person';
 import { reportCommand } from './report';
 import { webhooksCommand } from './webhooks';
 
-/** Every command, in the order the list names them. */
-export const commands = [exportCommand, reportCommand, leadCommand, personCommand, webhooksCommand];
-
 /**
- * The built files that run one command each (scripts/build-server.ts), named as operators
- * already run them in the container, which has no npm (docs/deploying.md).
+ * Every command, by the name of the built file that runs it alone (scripts/build-server.ts): as
+ * operators already run them in the container, which has no npm (docs/deploying.md).
  */
 export const commandFiles = new Map<string, Command>([
   ['export', exportCommand],
@@ -19,6 +16,7 @@ export const commandFiles = new Map<string, Command>([
   ['person', personCommand],
   ['webhooks-cli', webhooksCommand],
 ]);
+export const commands = [...commandFiles.values()];
 
 const list = [
   'usage: npm run tasjeel -- COMMAND [ARGUMENTS], or npm run COMMAND -- [ARGUMENTS]',
@@ -32,12 +30,7 @@ const list = [
  * `npm run tasjeel`: runs the command its first argument names (`file`, the name node was given,
  * names it instead when it is one of commandFiles); returns the exit code.
  */
-export function runTasjeel(
-  file: string,
-  argv: string[],
-  env: Env,
-  terminal: Terminal,
-): Promise<number> {
+export async function runTasjeel(file: string, argv: string[], env: Env, terminal: Terminal) {
   const alone = commandFiles.get(file);
   if (alone !== undefined) return alone.run(argv, env, terminal);
   const [name, ...rest] = argv;
@@ -45,10 +38,10 @@ export function runTasjeel(
   if (command !== undefined) return command.run(rest, env, terminal);
   if (name === '--help' || name === '-h') {
     terminal.out(`${list}\n`);
-    return Promise.resolve(0);
+    return 0;
   }
   terminal.err(
     `${name === undefined ? 'expected a command' : `unknown command ${visible(name)}`}\n${list}\n`,
   );
-  return Promise.resolve(2);
+  return 2;
 }

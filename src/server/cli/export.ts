@@ -62,7 +62,7 @@ export const exportCommand = defineCommand({
     since: { type: 'string' },
     output: { type: 'string' },
   },
-  parse({ values }) {
+  parse(values) {
     if (values.format !== 'csv' && values.format !== 'jsonl') {
       throw new Error('--format must be csv or jsonl');
     }

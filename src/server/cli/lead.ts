@@ -1,5 +1,4 @@
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { CsvError, parse } from 'csv-parse';
 import { leadStatuses, parseLeadStatus, type LeadStatus } from '../../domain/lead-status';
@@ -22,11 +21,7 @@ type ImportRow =
   { line: number; lead: LeadRef; status: LeadStatus } | { line: number; refused: string };
 
 /** Where the header names the columns read: `id` or `phone`, and `status` (-1: not there). */
-interface Columns {
-  id: number;
-  phone: number;
-  status: number;
-}
+type Columns = Record<'id' | 'phone' | 'status', number>;
 
 function columnsOf(header: string[]): Columns {
   const names = header.map((name) => name.trim().toLowerCase());
@@ -57,16 +52,11 @@ function rowOf(columns: Columns, record: string[], line: number): ImportRow | un
 
 /** The header's delimiter: a comma, or the semicolon (or tab) if it names more columns. */
 async function delimiterOf(file: string): Promise<string> {
-  const handle = await open(file);
-  try {
-    const { buffer, bytesRead } = await handle.read({ buffer: Buffer.alloc(65_536) });
-    const header = buffer.subarray(0, bytesRead).toString().split(/\r?\n/, 1)[0] ?? '';
-    return [',', ';', '\t'].reduce((best, candidate) =>
-      header.split(candidate).length > header.split(best).length ? candidate : best,
-    );
-  } finally {
-    await handle.close();
-  }
+  const start = Buffer.concat(await createReadStream(file, { end: 65_535 }).toArray());
+  const header = start.toString().split(/\r?\n/, 1)[0] ?? '';
+  return [',', ';', '\t'].reduce((best, candidate) =>
+    header.split(candidate).length > header.split(best).length ? candidate : best,
+  );
 }
 
 /** The file's bytes as they are read, refused at the first that are not UTF-8 text. */
@@ -122,8 +112,15 @@ async function readImport(file: string): Promise<ImportRow[]> {
   return rows;
 }
 
-/** Applies each good row, in the file's order; says what became of each. */
-async function applyRows(statuses: LeadStatuses, rows: ImportRow[], { out, err }: Terminal) {
+/** Applies each good row of the file, in its order; says what became of each. */
+async function importFile(statuses: LeadStatuses, file: string, { out, err }: Terminal) {
+  let rows;
+  try {
+    rows = await readImport(file);
+  } catch (error) {
+    err(`Nothing changed: ${visible((error as Error).message)}\n`);
+    return 1;
+  }
   let changed = 0;
   let unchanged = 0;
   let refused = 0;
@@ -144,7 +141,7 @@ async function applyRows(statuses: LeadStatuses, rows: ImportRow[], { out, err }
     }
   }
   out(`${changed} changed, ${unchanged} already so, ${refused} refused\n`);
-  return refused;
+  return refused > 0 ? 1 : 0;
 }
 
 /**
@@ -168,7 +165,7 @@ export const leadCommand = defineCommand({
     status: { type: 'string' },
   },
   positionals: true,
-  parse({ values, positionals }, env) {
+  parse(values, positionals, env) {
     const [command, file, ...rest] = positionals;
     let work:
       { kind: 'status'; lead: LeadRef; status: LeadStatus } | { kind: 'import'; file: string };
@@ -191,16 +188,7 @@ export const leadCommand = defineCommand({
   },
   async run(database, { work, webhookEvents }, terminal) {
     const statuses = createLeadStatuses(database, { webhookEvents });
-    if (work.kind === 'import') {
-      let rows;
-      try {
-        rows = await readImport(work.file);
-      } catch (error) {
-        terminal.err(`Nothing changed: ${visible((error as Error).message)}\n`);
-        return 1;
-      }
-      return (await applyRows(statuses, rows, terminal)) > 0 ? 1 : 0;
-    }
+    if (work.kind === 'import') return importFile(statuses, work.file, terminal);
     const result = await statuses.change(work.lead, work.status, 'cli', new Date());
     if (result.kind === 'not_found') {
       terminal.err(`No lead with this ${'id' in work.lead ? 'id' : 'phone'}.\n`);

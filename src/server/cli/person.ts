@@ -10,27 +10,14 @@ import { toStored } from '../registrations/registration-repository';
 function describe(row: PersonRow) {
   return {
     ...exportRecord(toStored(row)),
-    status_history: row.status_changes.map(
-      ({ status, previous_status, changed_at, changed_by }) => ({
-        status,
-        previous_status,
-        changed_at,
-        changed_by,
-      }),
-    ),
-    webhook_events: row.webhook_events.map(
-      ({ id, type, status, attempts, created_at, next_attempt_at, delivered_at, last_error }) => ({
-        id,
-        type,
-        status,
-        attempts,
-        created_at,
-        next_attempt_at,
-        delivered_at,
-        last_error,
-      }),
-    ),
+    status_history: row.status_changes.map((change) => omit(change, 'id', 'registration_id')),
+    webhook_events: row.webhook_events.map((event) => omit(event, 'subject_id', 'locked_until')),
   };
+}
+
+function omit<Row extends object, Key extends keyof Row>(row: Row, ...keys: Key[]): Omit<Row, Key> {
+  const kept = Object.entries(row).filter(([key]) => !keys.includes(key as Key));
+  return Object.fromEntries(kept) as Omit<Row, Key>;
 }
 
 /**
@@ -48,7 +35,7 @@ export const personCommand = defineCommand({
     erase: { type: 'boolean', default: false },
     yes: { type: 'boolean', default: false },
   },
-  parse({ values: { phone, email, erase, yes } }, _env, { confirm }) {
+  parse({ phone, email, erase, yes }, _positionals, _env, { confirm }) {
     if ((phone === undefined) === (email === undefined)) {
       throw new Error('expected --phone or --email, one of them');
     }

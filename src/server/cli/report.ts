@@ -13,7 +13,7 @@ export const reportCommand = defineCommand({
     since: { type: 'string' },
     by: { type: 'string', default: 'link' },
   },
-  parse({ values: { format, since, by } }) {
+  parse({ format, since, by }) {
     if (format !== 'table' && format !== 'csv') throw new Error('--format must be table or csv');
     if (by !== 'link' && by !== 'campaign') throw new Error('--by must be link or campaign');
     return { format, by, since: parseSince(since) };

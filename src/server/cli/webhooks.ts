@@ -12,13 +12,10 @@ export const webhooksCommand = defineCommand({
   usage: ['status', 'retry-failed', 'replay --since YYYY-MM-DD[THH:MM:SSZ]'],
   options: { since: { type: 'string' } },
   positionals: true,
-  parse({ values, positionals }) {
-    const [command] = positionals;
+  parse(values, positionals) {
+    const command = positionals.length === 1 ? positionals[0] : undefined;
     const since = parseSince(values.since);
-    if (
-      positionals.length !== 1 ||
-      (command !== 'status' && command !== 'retry-failed' && command !== 'replay')
-    ) {
+    if (command !== 'status' && command !== 'retry-failed' && command !== 'replay') {
       throw new Error('expected one command: status, retry-failed or replay');
     }
     if ((command === 'replay') !== (since !== undefined)) {
