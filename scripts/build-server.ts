@@ -1,19 +1,24 @@
 import { build } from 'esbuild';
-import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const entries = ['main', 'export', 'report', 'webhooks-cli', 'person', 'lead'];
-
 /**
- * Compiles the server and its command lines (`npm run export`, `npm run report`) into plain
- * JavaScript in `outDir` (main.js, export.js, report.js and chunks), so production runs `node`
- * alone: tsx's loader costs each instance about 35 MB of memory, and tsx need not be installed
- * there. Packages stay imports from node_modules; the database and Redis drivers are chunks
- * loaded only when configured.
+ * Compiles the server and its command lines into plain JavaScript in `outDir` (main.js,
+ * tasjeel.js, export.js, report.js… and chunks), so production runs `node` alone: tsx's loader
+ * costs each instance about 35 MB of memory, and tsx need not be installed there. Packages stay
+ * imports from node_modules; the database and Redis drivers are chunks loaded only when
+ * configured.
  */
-export async function buildServer(outDir: string): Promise<void> {
-  const { metafile } = await build({
-    entryPoints: entries.map((name) => `src/server/${name}.ts`),
+export async function buildServer(outDir: string): Promise<string[]> {
+  // Imported here only, so that what imports serverNodeArgs does not load the server.
+  const { commandFiles } = await import('../src/server/cli/commands');
+  // The command lines' one entry, under its own name and under each command's: its code is in
+  // a chunk they all import, and the name of the file node is given names the command.
+  const entries = [
+    { in: 'src/server/main.ts', out: 'main' },
+    ...['tasjeel', ...commandFiles.keys()].map((out) => ({ in: 'src/server/cli/tasjeel.ts', out })),
+  ];
+  await build({
+    entryPoints: entries,
     outdir: outDir,
     bundle: true,
     splitting: true,
@@ -23,30 +28,19 @@ export async function buildServer(outDir: string): Promise<void> {
     packages: 'external',
     sourcemap: true,
     logLevel: 'warning',
-    metafile: true,
   });
-  // export.ts and report.ts run only when their `import.meta.url` is the file node was given:
-  // an entry that another entry imports lands in a shared chunk, and its guard never matches.
-  for (const [output, { inputs }] of Object.entries(metafile.outputs)) {
-    for (const name of entries) {
-      const source = `src/server/${name}.ts`;
-      if (source in inputs && resolve(output) !== resolve(outDir, `${name}.js`)) {
-        throw new Error(`build-server: ${source} is in ${output}, not only in ${name}.js`);
-      }
-    }
-  }
+  return entries.map(({ out }) => `${outDir}/${out}.js`);
 }
 
 /**
- * How node runs the compiled server; `npm start`, `npm run export` and `npm run report`
- * (package.json) run the same. Stack traces name the TypeScript lines, and V8 favours memory
- * over speed: under the API benchmark's load the peak resident set went from about 183 MB to
- * 115 MB, sign-ups per second unchanged.
+ * How node runs the compiled server; `npm start` and the command lines (package.json) run the
+ * same. Stack traces name the TypeScript lines, and V8 favours memory over speed: under the API
+ * benchmark's load the peak resident set went from about 183 MB to 115 MB, sign-ups per second
+ * unchanged.
  */
 export const serverNodeArgs = ['--enable-source-maps', '--optimize-for-size'];
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const outDir = process.argv[2] ?? 'dist/server';
-  await buildServer(outDir);
-  console.log(`build-server: wrote ${entries.map((name) => `${outDir}/${name}.js`).join(', ')}`);
+  console.log(`build-server: wrote ${(await buildServer(outDir)).join(', ')}`);
 }

@@ -8,8 +8,9 @@ import type { SignUpChannel } from './db/schema';
 import { loadConfig } from './env';
 import { createLeadStatuses } from './leads/lead-statuses';
 import { deleteSubmissions } from './registrations/personal-data';
-import { postgresErasureNote, runPerson } from './person';
-import { runReport } from './report';
+import { exportFields } from './cli/export';
+import { personCommand, postgresErasureNote } from './cli/person';
+import { reportCommand } from './cli/report';
 import {
   buildTestApp,
   describeOnBackends,
@@ -77,7 +78,7 @@ async function restart(backend: TestBackend, databaseUrl: string, env: Record<st
 
 async function report(databaseUrl: string, ...argv: string[]): Promise<string> {
   let text = '';
-  const code = await runReport(
+  const code = await reportCommand.run(
     argv,
     { DATABASE_URL: databaseUrl },
     { out: (chunk) => (text += chunk), err: (chunk) => expect.fail(chunk) },
@@ -89,11 +90,10 @@ async function report(databaseUrl: string, ...argv: string[]): Promise<string> {
 async function person(databaseUrl: string, argv: string[], confirm?: () => Promise<boolean>) {
   let out = '';
   let err = '';
-  const code = await runPerson(
+  const code = await personCommand.run(
     argv,
     { DATABASE_URL: databaseUrl },
-    { out: (text) => (out += text), err: (text) => (err += text) },
-    confirm,
+    { out: (text) => (out += text), err: (text) => (err += text), confirm },
   );
   return { code, out, err, json: out === '' ? undefined : JSON.parse(out) };
 }
@@ -284,30 +284,34 @@ describeOnBackends('on $name', (backend) => {
       }
       const { json } = await person(databaseUrl, ['--phone', '966500000001']);
       expect(json.submissions[0]).toMatchObject({
-        createdAt: '2025-04-10T09:00:00.000Z',
+        created_at: '2025-04-10T09:00:00.000Z',
         name: 'ريم الحازمي',
         email: 'Reem@Example.com',
-        marketingId: '42',
-        packageKey: 'premium_reco',
-        repeatOf: null,
-        utm: {},
-        consent: {
-          privacyUrl: notice.PRIVACY_URL,
-          privacyVersion: '2026-11',
-          channel: 'api',
-          attested: false,
-        },
-        webhookEvents: [{ type: 'registration.created', status: 'pending', deliveredAt: null }],
+        marketing_id: '42',
+        package_key: 'premium_reco',
+        repeat_of: null,
+        utm_source: null,
+        utm_campaign: null,
+        privacy_url: notice.PRIVACY_URL,
+        privacy_version: '2026-11',
+        channel: 'api',
+        webhook_events: [{ type: 'registration.created', status: 'pending', delivered_at: null }],
       });
-      expect(json.submissions[2].consent).toEqual({
-        privacyUrl: notice.PRIVACY_URL,
-        privacyVersion: '2026-11',
+      // The export's columns, in its order, then the history and the events.
+      expect(Object.keys(json.submissions[0])).toEqual([
+        ...exportFields,
+        'status_history',
+        'webhook_events',
+      ]);
+      expect(json.submissions[2]).toMatchObject({
+        privacy_url: notice.PRIVACY_URL,
+        privacy_version: '2026-11',
         channel: 'form',
-        attested: false,
+        privacy_attested: false,
       });
       expect(json.submissions[1]).toMatchObject({
-        repeatOf: hers[0]!.id,
-        webhookEvents: [{ type: 'registration.repeated', status: 'pending' }],
+        repeat_of: hers[0]!.id,
+        webhook_events: [{ type: 'registration.repeated', status: 'pending' }],
       });
     });
 
@@ -334,7 +338,7 @@ describeOnBackends('on $name', (backend) => {
       const before = await report(databaseUrl);
       expect(
         (await person(databaseUrl, ['--phone', '966500000001'])).json.submissions.map(
-          (row: { statusHistory: unknown[] }) => row.statusHistory.length,
+          (row: { status_history: unknown[] }) => row.status_history.length,
         ),
       ).toEqual([0, 0, 2]);
       const hers = (await rows())
@@ -350,8 +354,8 @@ describeOnBackends('on $name', (backend) => {
       expect(code).toBe(0);
       expect(json.erased).toEqual({
         submissions: 3,
-        statusChanges: 2,
-        webhookEvents: 5,
+        status_changes: 2,
+        webhook_events: 5,
         ids: hers,
       });
       // What the operator still has to do on PostgreSQL, said where the erasure is run.
@@ -359,7 +363,7 @@ describeOnBackends('on $name', (backend) => {
       expect((await rows()).map((row) => row.phone)).toEqual(['966500000002']);
       const kept = (await rows())[0]!.id;
       const keptChange = (await person(databaseUrl, ['--phone', '966500000002'])).json
-        .submissions[0].statusHistory;
+        .submissions[0].status_history;
       expect(keptChange).toHaveLength(1);
       // Hers are gone, history and events; Noura's stays, with the event of her change.
       expect(await statusChangeCount(databaseUrl)).toBe(1);
@@ -375,8 +379,8 @@ describeOnBackends('on $name', (backend) => {
         (await person(databaseUrl, ['--phone', '966500000001', '--erase', '--yes'])).json.erased,
       ).toEqual({
         submissions: 0,
-        statusChanges: 0,
-        webhookEvents: 0,
+        status_changes: 0,
+        webhook_events: 0,
         ids: [],
       });
       const { services } = await restart(backend, databaseUrl, {});
@@ -443,9 +447,9 @@ describeOnBackends('on $name', (backend) => {
       expect(json.submissions[0]).toMatchObject({
         id: theirs!.id,
         status: null,
-        statusChangedAt: null,
-        statusHistory: [],
-        webhookEvents: [{ type: 'registration.created' }],
+        status_changed_at: null,
+        status_history: [],
+        webhook_events: [{ type: 'registration.created' }],
       });
       expect(JSON.stringify(json)).not.toContain('client');
 
@@ -457,8 +461,8 @@ describeOnBackends('on $name', (backend) => {
       ]);
       expect(erased.json.erased).toEqual({
         submissions: 1,
-        statusChanges: 0,
-        webhookEvents: 1,
+        status_changes: 0,
+        webhook_events: 1,
         ids: [theirs!.id],
       });
       // Her row is the lead now, with the outcome, its history and their events.
@@ -467,7 +471,7 @@ describeOnBackends('on $name', (backend) => {
       ]);
       const { json: left } = await person(databaseUrl, ['--phone', victim.phone]);
       expect(
-        left.submissions[0].statusHistory.map(({ status }: { status: string }) => status),
+        left.submissions[0].status_history.map(({ status }: { status: string }) => status),
       ).toEqual(['contacted', 'client']);
       expect((await events()).map(({ type }) => type)).toEqual([
         'registration.repeated',

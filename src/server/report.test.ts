@@ -10,11 +10,11 @@ import {
   formatCampaignReport,
   formatReport,
   reportNotes,
-  runReport,
   sortCampaigns,
   sortLinks,
   type ReportRow,
 } from './report';
+import { reportCommand } from './cli/report';
 import { buildTestApp, describeOnBackends } from '../../testing/server-test-helpers';
 
 const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
@@ -153,7 +153,11 @@ describe('runReport', () => {
     'refuses %j with exit code 2 and the usage',
     async (argv) => {
       let message = '';
-      const code = await runReport(argv, {}, { out: () => {}, err: (text) => (message += text) });
+      const code = await reportCommand.run(
+        argv,
+        {},
+        { out: () => {}, err: (text) => (message += text) },
+      );
       expect(code).toBe(2);
       expect(message).toContain('usage: npm run report');
     },
@@ -219,7 +223,7 @@ describeOnBackends('on $name', (backend) => {
 
       let table = '';
       const env = { DATABASE_URL: databaseUrl };
-      const code = await runReport(['--since', '2025-03-02'], env, {
+      const code = await reportCommand.run(['--since', '2025-03-02'], env, {
         out: (text) => (table += text),
         err: (text) => expect.fail(text),
       });
@@ -237,7 +241,7 @@ describeOnBackends('on $name', (backend) => {
         'Total                         5                5      3        1       60.0%          1          0        1     1        33.3%',
       );
 
-      const csv = await run(tsx, ['src/server/report.ts', '--format', 'csv'], {
+      const csv = await run(tsx, ['src/server/cli/tasjeel.ts', 'report', '--format', 'csv'], {
         env: { ...process.env, ...env },
       });
       expect(csv.stdout.slice(1).split('\r\n')).toEqual([
@@ -307,7 +311,7 @@ describe('the report per campaign', () => {
 
   it('refuses --by anything but link or campaign', async () => {
     let message = '';
-    const code = await runReport(
+    const code = await reportCommand.run(
       ['--by', 'marketer'],
       {},
       {
@@ -356,7 +360,7 @@ describeOnBackends('on $name', (backend) => {
     await app.close();
 
     let table = '';
-    const code = await runReport(
+    const code = await reportCommand.run(
       ['--by', 'campaign'],
       { DATABASE_URL: databaseUrl },
       {
@@ -378,7 +382,7 @@ describeOnBackends('on $name', (backend) => {
 
     // The report per link is the same as ever: one link, all its visits and sign-ups.
     let byLink = '';
-    await runReport(
+    await reportCommand.run(
       ['--format', 'csv'],
       { DATABASE_URL: databaseUrl },
       {

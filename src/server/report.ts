@@ -1,5 +1,3 @@
-import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { packageKeys } from '../domain/packages';
 import {
   campaignsPerAddressDay,
@@ -9,21 +7,16 @@ import {
   visitsPerAddressDay,
 } from './campaigns';
 import { csvCell, csvText } from '../domain/csv';
-import { parseSince, readDatabase, type Output } from './cli';
-import { countAll, countColumns, outcomeColumns, percent, type Count, type Counts } from './counts';
+import { visible } from './cli/command';
+import { countColumns, outcomeColumns, percent, type Count, type Counts } from './counts';
 
 export type ReportFormat = 'table' | 'csv';
-/** What a row is: a link (marketer and package) or a campaign (utm_source and utm_campaign). */
-export type ReportBy = 'link' | 'campaign';
 
 /** One link's numbers: a marketer (null: a general link) and a package (null: the free trial). */
 export type ReportRow = Count<'marketing_id' | 'package_key'>;
 
 /** One campaign's numbers: the utm_source and utm_campaign of the page (null: none). */
 export type CampaignReportRow = Count<'utm_source' | 'utm_campaign'>;
-
-const usage =
-  'usage: npm run report -- [--since YYYY-MM-DD[THH:MM:SSZ]] [--format table|csv] [--by link|campaign]';
 
 export const reportNotes = [
   `Visits are unauthenticated counts: anyone can add to them. A visitor (address and browser) counts once per link and UTC day; one address (IPv6: one /48) counts at most ${visitorsPerAddressLinkDay} visitors a link and ${visitsPerAddressDay} visits a day.`,
@@ -74,18 +67,6 @@ function compareRows(a: ReportRow, b: ReportRow): number {
     : packageOrder(a.package_key) < packageOrder(b.package_key)
       ? -1
       : 1;
-}
-
-/**
- * A cell as it may reach a terminal: control, format (bidi among them) and line-separator
- * characters are shown as \u{…} escapes, so a stored id can neither move the cursor, recolour
- * the screen nor start a forged line.
- */
-export function visible(text: string): string {
-  return text.replace(
-    /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu,
-    (char) => `\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`,
-  );
 }
 
 /** Leads per hundred unique visitors (or clients per hundred leads), one decimal; '—' for none. */
@@ -229,58 +210,4 @@ function formatRows<Row extends Counts>(
     ...layout.notes,
     '',
   ].join('\n');
-}
-
-/** The command line: returns the exit code (2 for bad arguments, 1 for no database). */
-export async function runReport(
-  argv: string[],
-  env: Record<string, string | undefined>,
-  { out, err }: Output,
-): Promise<number> {
-  let format: ReportFormat;
-  let by: ReportBy;
-  let since: Date | undefined;
-  try {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        format: { type: 'string', default: 'table' },
-        since: { type: 'string' },
-        by: { type: 'string', default: 'link' },
-      },
-      strict: true,
-      allowPositionals: false,
-    });
-    if (values.format !== 'table' && values.format !== 'csv') {
-      throw new Error('--format must be table or csv');
-    }
-    if (values.by !== 'link' && values.by !== 'campaign') {
-      throw new Error('--by must be link or campaign');
-    }
-    format = values.format;
-    by = values.by;
-    since = parseSince(values.since);
-  } catch (error) {
-    err(`${(error as Error).message}\n${usage}\n`);
-    return 2;
-  }
-
-  return readDatabase(env, err, async ({ db }) => {
-    // Visits and deleted submissions are kept per day: a --since with a time counts that whole
-    // day's.
-    const filter = { since: since?.toISOString(), repeats: true };
-    if (by === 'campaign') {
-      const rows = await countAll(db, ['utm_source', 'utm_campaign'], filter);
-      return out(formatCampaignReport(sortCampaigns(rows), format, since));
-    }
-    const rows = await countAll(db, ['marketing_id', 'package_key'], filter);
-    out(formatReport(sortLinks(rows), format, since));
-  });
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  process.exitCode = await runReport(process.argv.slice(2), process.env, {
-    out: (text) => process.stdout.write(text),
-    err: (text) => process.stderr.write(text),
-  });
 }

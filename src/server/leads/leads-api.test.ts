@@ -7,7 +7,7 @@ import {
   type TestBackend,
 } from '../../../testing/server-test-helpers';
 import { newWebhookSecret, startWebhookReceiver } from '../../../testing/webhook-receiver';
-import { runPerson } from '../person';
+import { personCommand } from '../cli/person';
 import { changesPerMinute, refusedPerMinute } from '../plugins/leads';
 
 // Issue 26: the provider's CRM tells what became of a lead.
@@ -50,19 +50,18 @@ async function start(backend: TestBackend, env: Record<string, string> = {}) {
 
 async function person(databaseUrl: string, phone: string) {
   let out = '';
-  const code = await runPerson(
+  const code = await personCommand.run(
     ['--phone', phone],
     { DATABASE_URL: databaseUrl },
     { out: (text) => (out += text), err: (text) => expect.fail(text) },
-    undefined,
   );
   expect(code).toBe(0);
   return JSON.parse(out) as {
     submissions: {
       id: string;
       status: string | null;
-      statusHistory: { status: string; previousStatus: string; changedBy: string }[];
-      webhookEvents: { type: string }[];
+      status_history: { status: string; previous_status: string; changed_by: string }[];
+      webhook_events: { type: string }[];
     }[];
   };
 }
@@ -93,24 +92,24 @@ describeOnBackends('POST /api/leads/:id/status on $name', (backend) => {
       status_changed_at: '2026-11-28T10:00:00.000Z',
     });
     const [lead] = (await person(databaseUrl, sara.phone)).submissions;
-    expect(lead?.statusHistory).toEqual([
+    expect(lead?.status_history).toEqual([
       {
         status: 'contacted',
-        previousStatus: 'new',
-        changedAt: '2026-11-26T10:00:00.000Z',
-        changedBy: 'api',
+        previous_status: 'new',
+        changed_at: '2026-11-26T10:00:00.000Z',
+        changed_by: 'api',
       },
       {
         status: 'lost',
-        previousStatus: 'contacted',
-        changedAt: '2026-11-27T10:00:00.000Z',
-        changedBy: 'api',
+        previous_status: 'contacted',
+        changed_at: '2026-11-27T10:00:00.000Z',
+        changed_by: 'api',
       },
       {
         status: 'client',
-        previousStatus: 'lost',
-        changedAt: '2026-11-28T10:00:00.000Z',
-        changedBy: 'api',
+        previous_status: 'lost',
+        changed_at: '2026-11-28T10:00:00.000Z',
+        changed_by: 'api',
       },
     ]);
   });
@@ -135,7 +134,7 @@ describeOnBackends('POST /api/leads/:id/status on $name', (backend) => {
       changed_at: '2026-11-26T10:00:00.000Z',
     });
     const [lead] = (await person(databaseUrl, sara.phone)).submissions;
-    expect(lead?.statusHistory).toHaveLength(1);
+    expect(lead?.status_history).toHaveLength(1);
   });
 
   it("applies a change sent for a repeat's id to its lead, and answers the lead's id", async () => {

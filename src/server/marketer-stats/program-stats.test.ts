@@ -7,7 +7,7 @@ import { buildPayload, registrationSchema } from '../../domain/registration';
 import { buildTestApp, describeOnBackends } from '../../../testing/server-test-helpers';
 import { otherCampaign } from '../campaigns';
 import { deleteSubmissions } from '../registrations/personal-data';
-import { runReport } from '../report';
+import { reportCommand } from '../cli/report';
 
 const secret = 'a-secret-the-platform-shares-with-tasjeel';
 const url = '/api/program/stats';
@@ -24,7 +24,7 @@ function token(claims: JWTPayload = {}): Promise<string> {
 /** `npm run report -- --format csv` from `since` on, its rows as objects. */
 async function report(databaseUrl: string, since: string, by: 'link' | 'campaign') {
   let csv = '';
-  const code = await runReport(
+  const code = await reportCommand.run(
     ['--format', 'csv', '--since', since, '--by', by],
     { DATABASE_URL: databaseUrl },
     { out: (text) => (csv += text), err: () => {} },

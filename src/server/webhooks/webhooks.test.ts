@@ -12,7 +12,7 @@ import {
   startWebhookReceiver,
   type Answer,
 } from '../../../testing/webhook-receiver';
-import { runWebhooks } from '../webhooks-cli';
+import { webhooksCommand } from '../cli/webhooks';
 
 const values = { name: 'سارة القحطاني', email: 'sara@example.com', phone: '966512345678' };
 const premium = { packageName: 'premium_reco', marketingId: '42' };
@@ -222,10 +222,10 @@ describeOnBackends('webhooks on $name', (backend) => {
 
     let output = '';
     const env = { DATABASE_URL: databaseUrl };
-    await runWebhooks(['status'], env, { ...quiet, out: (text) => (output += text) });
+    await webhooksCommand.run(['status'], env, { ...quiet, out: (text) => (output += text) });
     expect(output).toMatch(/^pending: 0\ndelivered: 0\nfailed: 1\noldest pending: -\n$/);
     down = false;
-    expect(await runWebhooks(['retry-failed'], env, quiet)).toBe(0);
+    expect(await webhooksCommand.run(['retry-failed'], env, quiet)).toBe(0);
     await endpoint.waitFor(1);
     await expect.poll(async () => (await events())[0]?.status).toBe('delivered');
   });
@@ -316,7 +316,7 @@ describeOnBackends('webhooks on $name', (backend) => {
     const first = endpoint.received.map((event) => event.id).sort();
 
     let output = '';
-    const code = await runWebhooks(
+    const code = await webhooksCommand.run(
       ['replay', '--since', '2000-01-01'],
       { DATABASE_URL: databaseUrl },
       { ...quiet, out: (text) => (output += text) },
@@ -358,7 +358,9 @@ describe('runWebhooks', () => {
     'refuses %j with the usage and exit code 2',
     async (argv) => {
       let message = '';
-      expect(await runWebhooks(argv, {}, { ...quiet, err: (text) => (message += text) })).toBe(2);
+      expect(
+        await webhooksCommand.run(argv, {}, { ...quiet, err: (text) => (message += text) }),
+      ).toBe(2);
       expect(message).toContain('usage: npm run webhooks');
     },
   );

@@ -1,15 +1,19 @@
+import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { arLeadStatus } from '../domain/catalogue';
-import { buildPayload, registrationSchema } from '../domain/registration';
+import { arLeadStatus } from '../../domain/catalogue';
+import { buildPayload, registrationSchema } from '../../domain/registration';
 import {
   buildTestApp,
   describeOnBackends,
+  sqliteBackend,
   type TestBackend,
-} from '../../testing/server-test-helpers';
-import { newWebhookSecret } from '../../testing/webhook-receiver';
-import { runLead } from './lead';
+} from '../../../testing/server-test-helpers';
+import { newWebhookSecret } from '../../../testing/webhook-receiver';
+import { leadCommand } from './lead';
+import { loadConfig } from '../env';
 
 // Issue 26: `npm run lead`, for a provider without a CRM that calls the API.
 
@@ -33,7 +37,7 @@ async function stored(backend: TestBackend, phones: string[]) {
 async function lead(databaseUrl: string, argv: string[], env: Record<string, string> = {}) {
   let out = '';
   let err = '';
-  const code = await runLead(
+  const code = await leadCommand.run(
     argv,
     { DATABASE_URL: databaseUrl, ...env },
     { out: (text) => (out += text), err: (text) => (err += text) },
@@ -164,17 +168,33 @@ describeOnBackends('npm run lead on $name', (backend) => {
     expect(await statusOf(test)).toEqual({ '966500000001': 'new' });
   });
 
-  it('queues each change’s webhook event when WEBHOOK_URL is set, for the server to deliver', async () => {
+  it('queues each change’s event whatever the shell’s WEBHOOK_URL; a server without one fails them', async () => {
     const test = await stored(backend, ['966500000001']);
     const [row] = await test.rows();
+    const events = async () =>
+      (await test.events()).map((event) => [event.type, event.status, event.last_error]);
+    // An operator's shell has no WEBHOOK_URL: the change's event is queued all the same.
     await lead(test.databaseUrl, ['status', '--id', row!.id, '--status', 'contacted']);
-    expect((await test.events()).map((event) => event.type)).toEqual([]);
     await lead(test.databaseUrl, ['status', '--id', row!.id, '--status', 'client'], {
       WEBHOOK_URL: 'https://crm.example/hooks',
       WEBHOOK_SECRET: newWebhookSecret(),
     });
-    expect((await test.events()).map((event) => [event.type, event.status])).toEqual([
-      ['registration.status_changed', 'pending'],
+    expect(await events()).toEqual([
+      ['registration.status_changed', 'pending', null],
+      ['registration.status_changed', 'pending', null],
+    ]);
+    // A server without WEBHOOK_URL will never deliver them: it fails them, saying why.
+    const server = await buildTestApp(
+      backend,
+      {},
+      {
+        config: { database: loadConfig({ DATABASE_URL: test.databaseUrl }).database },
+      },
+    );
+    await server.app.ready();
+    await expect.poll(events).toEqual([
+      ['registration.status_changed', 'failed', 'WEBHOOK_URL is not set'],
+      ['registration.status_changed', 'failed', 'WEBHOOK_URL is not set'],
     ]);
   });
 });
@@ -195,5 +215,48 @@ describe('npm run lead, its arguments', () => {
     const { code, err } = await lead('sqlite::memory:', argv);
     expect(code).toBe(2);
     expect(err).toContain('usage: npm run lead');
+  });
+});
+
+describe('npm run lead import, on SQLite', () => {
+  it('reads the file as it goes: 100,000 empty rows under the table fit in 32 MB of memory', async () => {
+    const test = await stored(sqliteBackend, ['966500000001']);
+    const file = join(test.dir, 'leads.csv');
+    // Read whole, such a file of 400 kB took more than 60 MB (issue 35).
+    await writeFile(
+      file,
+      `phone,status,notes\r\n966500000001,client,\r\n${',,\r\n'.repeat(100_000)}`,
+    );
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        '--max-old-space-size=32',
+        '--import',
+        'tsx',
+        'src/server/cli/tasjeel.ts',
+        'lead',
+        'import',
+        file,
+      ],
+      { env: { ...process.env, DATABASE_URL: test.databaseUrl } },
+    );
+    expect(stdout).toBe('1 changed, 0 already so, 0 refused\n');
+    expect(await statusOf(test)).toEqual({ '966500000001': 'client' });
+  }, 60_000);
+
+  it('shows the control and bidi characters of a file and its cells escaped, never as they are', async () => {
+    const test = await stored(sqliteBackend, ['966500000001']);
+    const file = join(test.dir, 'leads.csv');
+    await writeFile(file, 'phone,status\n966500000001,\u202Ewon\u2066\n\u001B[2J,client\n');
+    const refused = await lead(test.databaseUrl, ['import', file]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('line 2: unknown status "\\u{202E}won\\u{2066}"');
+    expect(refused.err).toContain('line 3: the phone is not a number');
+    const missing = await lead(test.databaseUrl, ['import', join(test.dir, 'leads\u202Evsc.csv')]);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/^Nothing changed: .*leads\\u\{202E\}vsc\.csv/);
+    for (const { err } of [refused, missing]) {
+      for (const raw of ['\u001B', '\u202E', '\u2066']) expect(err).not.toContain(raw);
+    }
   });
 });

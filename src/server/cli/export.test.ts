@@ -5,15 +5,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { buildNotes } from '../domain/notes';
-import { buildPayload } from '../domain/registration';
-import { openDatabase } from './db/database';
-import { pendingMigrations } from './db/migrate';
-import { loadConfig } from './env';
-import { csvCell } from '../domain/csv';
-import { exportFields, formatRegistrations, runExport } from './export';
-import type { StoredRegistration } from './registrations/registration-repository';
-import { buildTestApp, describeOnBackends } from '../../testing/server-test-helpers';
+import { buildNotes } from '../../domain/notes';
+import { buildPayload } from '../../domain/registration';
+import { openDatabase } from '../db/database';
+import { pendingMigrations } from '../db/migrate';
+import { loadConfig } from '../env';
+import { csvCell } from '../../domain/csv';
+import { exportCommand, exportFields, formatRegistrations } from './export';
+import type { StoredRegistration } from '../registrations/registration-repository';
+import { buildTestApp, describeOnBackends } from '../../../testing/server-test-helpers';
 
 const quiet = { out: () => {}, err: () => {} };
 const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
@@ -142,7 +142,7 @@ describe('runExport', () => {
     [['--format', 'csv', 'extra']],
   ])('refuses %j with exit code 2 and a message', async (argv) => {
     let message = '';
-    const code = await runExport(argv, {}, { ...quiet, err: (text) => (message += text) });
+    const code = await exportCommand.run(argv, {}, { ...quiet, err: (text) => (message += text) });
     expect(code).toBe(2);
     expect(message).toContain('usage: npm run export');
   });
@@ -150,7 +150,7 @@ describe('runExport', () => {
   it('refuses to create a database that is not there', async () => {
     let message = '';
     const env = { DATABASE_URL: 'sqlite:/nonexistent/tasjeel/registrations.db' };
-    const code = await runExport(['--format', 'csv'], env, {
+    const code = await exportCommand.run(['--format', 'csv'], env, {
       ...quiet,
       err: (text) => (message += text),
     });
@@ -161,7 +161,7 @@ describe('runExport', () => {
   it('says so in one line, exit code 1, when PostgreSQL does not answer', async () => {
     let message = '';
     const env = { DATABASE_URL: 'postgres://tasjeel:s3cret@127.0.0.1:1/tasjeel' };
-    const code = await runExport(['--format', 'csv'], env, {
+    const code = await exportCommand.run(['--format', 'csv'], env, {
       ...quiet,
       err: (text) => (message += text),
     });
@@ -184,7 +184,7 @@ describeOnBackends('on $name', (backend) => {
       const file = join(await mkdtemp(join(tmpdir(), 'tasjeel-export-')), 'leads.csv');
       await writeFile(file, 'old', { mode: 0o644 });
       const env = { DATABASE_URL: databaseUrl };
-      expect(await runExport(['--format', 'csv', '--output', file], env, quiet)).toBe(0);
+      expect(await exportCommand.run(['--format', 'csv', '--output', file], env, quiet)).toBe(0);
       expect((await stat(file)).mode & 0o777).toBe(0o600);
       expect(await readFile(file, 'utf8')).toContain(`,${values.name},,${values.phone},`);
     });
@@ -203,7 +203,7 @@ describeOnBackends('on $name', (backend) => {
         BRAND_LOGO: '/nowhere/logo.svg',
         PORT: 'not a port',
       };
-      const code = await runExport(['--format', 'csv'], env, {
+      const code = await exportCommand.run(['--format', 'csv'], env, {
         ...quiet,
         out: (text) => (csv += text),
       });
@@ -224,7 +224,7 @@ describeOnBackends('on $name', (backend) => {
 
       let csv = '';
       const env = { DATABASE_URL: databaseUrl };
-      const code = await runExport(['--format', 'csv'], env, {
+      const code = await exportCommand.run(['--format', 'csv'], env, {
         ...quiet,
         out: (text) => (csv += text),
       });
@@ -280,7 +280,10 @@ describeOnBackends('on $name', (backend) => {
 
       const env = { DATABASE_URL: databaseUrl };
       let jsonl = '';
-      await runExport(['--format', 'jsonl'], env, { ...quiet, out: (text) => (jsonl += text) });
+      await exportCommand.run(['--format', 'jsonl'], env, {
+        ...quiet,
+        out: (text) => (jsonl += text),
+      });
       const records = jsonl
         .trimEnd()
         .split('\n')
@@ -290,7 +293,7 @@ describeOnBackends('on $name', (backend) => {
         { phone: '966500000002', ...consent('form') },
       ]);
       let csv = '';
-      await runExport(['--format', 'csv'], env, { ...quiet, out: (text) => (csv += text) });
+      await exportCommand.run(['--format', 'csv'], env, { ...quiet, out: (text) => (csv += text) });
       const lines = csv.slice(1).trimEnd().split('\r\n');
       expect(
         lines[0]?.endsWith(
@@ -316,7 +319,7 @@ describeOnBackends('on $name', (backend) => {
       await sql`delete from kysely_migration where name = ${latest}`.execute(database.db);
 
       let message = '';
-      const code = await runExport(
+      const code = await exportCommand.run(
         ['--format', 'csv'],
         { DATABASE_URL: databaseUrl },
         {
@@ -344,7 +347,9 @@ describeOnBackends('on $name', (backend) => {
       });
       const env = { ...process.env, DATABASE_URL: databaseUrl };
 
-      const jsonl = await run(tsx, ['src/server/export.ts', '--format', 'jsonl'], { env });
+      const jsonl = await run(tsx, ['src/server/cli/tasjeel.ts', 'export', '--format', 'jsonl'], {
+        env,
+      });
       expect(JSON.parse(jsonl.stdout)).toMatchObject({
         name: values.name,
         email: null,
@@ -360,16 +365,16 @@ describeOnBackends('on $name', (backend) => {
 
       const csv = await run(
         tsx,
-        ['src/server/export.ts', '--format', 'csv', '--since', '2000-01-01'],
+        ['src/server/cli/tasjeel.ts', 'export', '--format', 'csv', '--since', '2000-01-01'],
         { env },
       );
       expect(csv.stdout.startsWith(`\uFEFF${exportFields.join(',')}\r\n`)).toBe(true);
       expect(csv.stdout).toContain(`,${values.name},,${values.phone},`);
       expect(csv.stdout).toContain(',snapchat,,رمضان,,,,,api,new,,false\r\n');
 
-      const bad = await run(tsx, ['src/server/export.ts', '--format', 'pdf'], { env }).catch(
-        (error: { code: number; stderr: string }) => error,
-      );
+      const bad = await run(tsx, ['src/server/cli/tasjeel.ts', 'export', '--format', 'pdf'], {
+        env,
+      }).catch((error: { code: number; stderr: string }) => error);
       expect(bad).toMatchObject({
         code: 2,
         stderr: expect.stringContaining('--format must be csv or jsonl'),

@@ -1,23 +1,19 @@
 import { chmod, writeFile } from 'node:fs/promises';
-import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
-import { csvCell, csvText } from '../domain/csv';
-import { parseSince, readDatabase, type Output } from './cli';
-import { registrationColumns } from './db/schema';
+import { csvCell, csvText } from '../../domain/csv';
+import { defineCommand, parseSince } from './command';
+import { registrationColumns } from '../db/schema';
 import {
   createRegistrationRepository,
   type StoredRegistration,
-} from './registrations/registration-repository';
+} from '../registrations/registration-repository';
 
 // The export is the table: its columns, in its order.
 export const exportFields = registrationColumns;
 
 export type ExportFormat = 'csv' | 'jsonl';
 
-const usage =
-  'usage: npm run export -- --format csv|jsonl [--since YYYY-MM-DD[THH:MM:SSZ]] [--output FILE]';
-
-function toRecord(
+/** A submission as the export writes it, and as `npm run person` shows it: the table's names. */
+export function exportRecord(
   row: StoredRegistration,
 ): Record<(typeof exportFields)[number], string | boolean | null> {
   return {
@@ -50,7 +46,7 @@ function toRecord(
  * the Arabic as Arabic) or JSON Lines (one object a line, null for an absent value).
  */
 export function formatRegistrations(rows: StoredRegistration[], format: ExportFormat): string {
-  const records = rows.map(toRecord);
+  const records = rows.map(exportRecord);
   if (format === 'jsonl') return records.map((record) => `${JSON.stringify(record)}\n`).join('');
   const lines = [
     exportFields.join(','),
@@ -66,50 +62,31 @@ export function formatRegistrations(rows: StoredRegistration[], format: ExportFo
   return csvText(lines);
 }
 
-/** The command line: returns the exit code (2 for bad arguments, 1 for no database). */
-export async function runExport(
-  argv: string[],
-  env: Record<string, string | undefined>,
-  { out, err }: Output,
-): Promise<number> {
-  let format: ExportFormat;
-  let since: Date | undefined;
-  let output: string | undefined;
-  try {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        format: { type: 'string' },
-        since: { type: 'string' },
-        output: { type: 'string' },
-      },
-      strict: true,
-      allowPositionals: false,
-    });
+export const exportCommand = defineCommand({
+  name: 'export',
+  summary: 'every submission as a file: CSV or JSON Lines',
+  usage: ['--format csv|jsonl [--since YYYY-MM-DD[THH:MM:SSZ]] [--output FILE]'],
+  options: {
+    format: { type: 'string' },
+    since: { type: 'string' },
+    output: { type: 'string' },
+  },
+  parse(values) {
     if (values.format !== 'csv' && values.format !== 'jsonl') {
       throw new Error('--format must be csv or jsonl');
     }
-    format = values.format;
-    since = parseSince(values.since);
-    output = values.output;
-  } catch (error) {
-    err(`${(error as Error).message}\n${usage}\n`);
-    return 2;
-  }
-
-  return readDatabase(env, err, async (opened) => {
-    const rows = await createRegistrationRepository(opened).list({ since });
+    return { format: values.format, since: parseSince(values.since), output: values.output };
+  },
+  async run(database, { format, since, output }, { out }) {
+    const rows = await createRegistrationRepository(database).list({ since });
     const text = formatRegistrations(rows, format);
-    if (output === undefined) return out(text);
-    // Personal data: readable by the owner only, also when the file was already there.
-    await writeFile(output, text, { mode: 0o600 });
-    await chmod(output, 0o600);
-  });
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  process.exitCode = await runExport(process.argv.slice(2), process.env, {
-    out: (text) => process.stdout.write(text),
-    err: (text) => process.stderr.write(text),
-  });
-}
+    if (output === undefined) {
+      out(text);
+    } else {
+      // Personal data: readable by the owner only, also when the file was already there.
+      await writeFile(output, text, { mode: 0o600 });
+      await chmod(output, 0o600);
+    }
+    return 0;
+  },
+});

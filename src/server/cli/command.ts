@@ -1,0 +1,146 @@
+import { existsSync } from 'node:fs';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { normalizePhone, phonePattern } from '../../domain/phone';
+import { describeError, openDatabase } from '../db/database';
+import type { Database } from '../db/schema';
+import { pendingMigrations } from '../db/migrate';
+import { loadDatabaseConfig } from '../env';
+
+export type Env = Record<string, string | undefined>;
+
+type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
+
+/** Where a command writes, and how it asks a yes-or-no question (absent: no terminal to ask on). */
+export interface Terminal {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  confirm?: (question: string) => Promise<boolean>;
+}
+
+/** A command as it is written: its arguments, and what it does with the database. */
+interface CommandSpec<Options extends ParseArgsOptionsConfig, Args> {
+  name: string;
+  /** What it is for, in the list of `npm run tasjeel -- --help`. */
+  summary: string;
+  /** Its forms, each as written after `npm run NAME --`, and a line of help after them. */
+  usage: string[];
+  help?: string;
+  options: Options;
+  /** Whether it takes words that are not options (a subcommand, a file). */
+  positionals?: true;
+  /** The arguments as `run` takes them, checked before the database opens; throws with why not. */
+  parse(values: ParsedValues<Options>, positionals: string[], env: Env, terminal: Terminal): Args;
+  /** Returns the exit code: 1 when anything was refused. */
+  run(database: Database, args: Args, terminal: Terminal): Promise<number>;
+}
+
+type ParsedValues<Options extends ParseArgsOptionsConfig> = ReturnType<
+  typeof parseArgs<{ options: Options; strict: true }>
+>['values'];
+
+export type Command = ReturnType<typeof defineCommand>;
+
+/**
+ * The one way a command runs: its arguments parsed (--help: the usage, exit code 0; a wrong
+ * one: why and the usage, 2); then DATABASE_URL opened (a bad one: 2), never creating a SQLite
+ * file that is not there and refusing a schema behind this program (only the server migrates),
+ * the command run and the database closed (1 when it cannot be read).
+ */
+export function defineCommand<const Options extends ParseArgsOptionsConfig, const Args>(
+  spec: CommandSpec<Options, Args>,
+) {
+  const forms = spec.usage.map(
+    (form, index) => `${index === 0 ? 'usage:' : '      '} npm run ${spec.name} -- ${form}`,
+  );
+  const usage = [...forms, ...(spec.help === undefined ? [] : [spec.help])].join('\n');
+  async function run(argv: string[], env: Env, terminal: Terminal): Promise<number> {
+    const { out, err } = terminal;
+    if (argv.includes('--help') || argv.includes('-h')) {
+      out(`${usage}\n`);
+      return 0;
+    }
+    let args: Args;
+    let config;
+    try {
+      const { values, positionals } = parseArgs({
+        args: argv,
+        options: spec.options,
+        strict: true,
+        allowPositionals: spec.positionals ?? false,
+      });
+      args = spec.parse(values as ParsedValues<Options>, positionals, env, terminal);
+    } catch (error) {
+      err(`${visible((error as Error).message)}\n${usage}\n`);
+      return 2;
+    }
+    try {
+      config = loadDatabaseConfig(env);
+    } catch (error) {
+      err(`${(error as Error).message}\n`);
+      return 2;
+    }
+    if (config.kind === 'sqlite' && config.file !== ':memory:' && !existsSync(config.file)) {
+      err(
+        `No database at ${config.file} (DATABASE_URL); start the server once, or point DATABASE_URL at it.\n`,
+      );
+      return 1;
+    }
+    const database = await openDatabase(config);
+    try {
+      // The statements are prepared against the current schema; only the server migrates, so a
+      // newer command line pointed at production never changes it.
+      const pending = await pendingMigrations(database);
+      if (pending.length > 0) {
+        err(
+          `The database's schema is behind this program (missing ${pending.join(', ')}): start this version of the server once to migrate it, or use the version that matches the database.\n`,
+        );
+        return 1;
+      }
+      return await spec.run(database, args, terminal);
+    } catch (error) {
+      err(`Could not read the registrations: ${describeError(error)}\n`);
+      return 1;
+    } finally {
+      await database.close();
+    }
+  }
+  return { name: spec.name, summary: spec.summary, usage, run };
+}
+
+/** The --since option: an ISO date or date-time; throws when it is not. */
+export function parseSince(value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const since = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(since.getTime())) {
+    throw new Error(`--since must be an ISO date such as 2025-01-31, not "${value}"`);
+  }
+  return since;
+}
+
+/**
+ * A phone as an argument or a file gives it, as the form takes it (Arabic-Indic digits, spaces,
+ * +966 or 05… all name one number), made into 9665XXXXXXXX; throws with why not.
+ */
+export function parsePhone(text: string): string {
+  // Excel shows a long number in scientific notation and saves it so: its digits are lost.
+  if (/^\s*\d([.,]\d+)?E\+?\d+\s*$/i.test(text)) {
+    throw new Error(
+      'the phone is in scientific notation (as Excel shows 9.66559E+11): its digits are lost; format the column as text and save again',
+    );
+  }
+  const phone = normalizePhone(text);
+  if (!phonePattern.test(phone)) throw new Error('the phone is not a number like 9665XXXXXXXX');
+  return phone;
+}
+
+/**
+ * Text as it may reach a terminal: control, format (bidi among them) and line-separator
+ * characters are shown as \u{…} escapes, so a stored id or a cell of a file can neither move
+ * the cursor, recolour the screen nor start a forged line.
+ */
+export function visible(text: string): string {
+  return text.replace(
+    /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu,
+    (char) => `\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`,
+  );
+}
