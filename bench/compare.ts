@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { load, postgresDatabase, signUps, sqliteDatabase, withOurServer } from './api';
 import { median } from './lighthouse';
@@ -16,6 +16,8 @@ if (other === undefined) {
 const builds = { before: resolve(other), after: resolve(own) };
 const rounds = 3;
 const seconds = 10;
+// On a fresh clone bench/results (which git ignores) is not there yet.
+mkdirSync(resolve('bench/results'), { recursive: true });
 const scratch = mkdtempSync(join(resolve('bench/results'), 'compare-'));
 const databases = [
   sqliteDatabase(scratch),
