@@ -10,7 +10,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContextOptions, type Page } from '@playwright/test';
 import { waitForHydration } from '../e2e/hydration';
-import { ar } from '../src/domain/catalogue';
+import { ar, arProgram, arStats } from '../src/domain/catalogue';
+import type { ProgramStats } from '../src/domain/program-stats';
+import { buildPayload } from '../src/domain/registration';
+import { e2eLeadsApiKey, e2eMarketerAuthSecret, marketerToken } from '../testing/marketer-auth';
 import { sampleBrand, sampleBrandEnv } from '../testing/sample-brand';
 import { startServerProcess } from '../testing/server-process';
 import { chromiumArgs, requireChromium } from './local-machine';
@@ -66,6 +69,22 @@ const states: Record<string, (page: Page) => Promise<void>> = {
     // The QR code is drawn on the client, a moment after the rest.
     await page.getByRole('img', { name: ar.altQrCode }).waitFor();
   },
+  'link-stats': async (page) => {
+    const token = await marketerToken('1042');
+    await page.addInitScript((stored) => {
+      localStorage.setItem('user', '{"role":"marketing","id":1042}');
+      localStorage.setItem('token', stored);
+    }, token);
+    await open(page, linkPath);
+    await page.getByRole('heading', { name: arStats.heading }).waitFor();
+    await page.getByRole('table', { name: arStats.statsByPackage }).waitFor();
+  },
+  program: async (page) => {
+    const token = await marketerToken('manager-1', 'admin');
+    await page.addInitScript((stored) => localStorage.setItem('token', stored), token);
+    await open(page, '/register/program');
+    await page.getByRole('table', { name: arProgram.byMarketer }).waitFor();
+  },
   'not-authorised': async (page) => {
     await open(page, linkPath);
     await page.getByText(ar.errorNotAuthorized).waitFor();
@@ -94,13 +113,70 @@ const server = await startServerProcess({
     ...sampleBrandEnv,
     SITE_URL: sampleBrand.siteUrl,
     REDIS_URL: '',
+    MARKETER_AUTH_SECRET: e2eMarketerAuthSecret,
+    LEADS_API_KEY: e2eLeadsApiKey,
+    RATE_LIMIT_PER_MINUTE: '100000',
   },
   // Beside the build, so that it outlives the scratch database.
   logFile: resolve(distDir, '..', 'server.log'),
 });
 const baseURL = server.origin;
 
+/**
+ * Made-up marketers' visits and leads, some of them clients, for the link page's numbers and
+ * the programme's page: marketer 1042 (the link page's) and four others, through campaigns.
+ */
+async function seed() {
+  const marketers = [
+    { id: '1042', visitors: 9, leads: 6, clients: 2, campaign: 'ramadan' },
+    { id: '1043', visitors: 7, leads: 4, clients: 1, campaign: 'ramadan' },
+    { id: '1077', visitors: 8, leads: 3, clients: 2, campaign: 'snapchat-nov' },
+    { id: '2001', visitors: 5, leads: 2, clients: 0, campaign: 'whatsapp-group' },
+    { id: '2015', visitors: 3, leads: 1, clients: 0, campaign: 'whatsapp-group' },
+  ];
+  let phone = 0;
+  for (const { id, visitors, leads, clients, campaign } of marketers) {
+    const query = new URLSearchParams({ utm_source: 'ads', utm_campaign: campaign });
+    for (let i = 0; i < visitors; i++) {
+      await fetch(`${baseURL}/register/register-client/premium_reco/${id}?${query}`, {
+        headers: { 'user-agent': `Mozilla/5.0 (Linux; Android 14; visitor ${i}) Mobile` },
+      });
+    }
+    for (let i = 0; i < leads; i++) {
+      const payload = buildPayload(
+        { name: visitorName, email: '', phone: `96650${String(++phone).padStart(7, '0')}` },
+        { packageName: i % 2 === 0 ? 'premium_reco' : 'classic_portfolio', marketingId: id },
+        { utm_source: 'ads', utm_campaign: campaign },
+      );
+      const stored = await fetch(`${baseURL}/api/external-register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(payload),
+      });
+      const { id: lead } = (await stored.json()) as { id: string };
+      if (i >= clients) continue;
+      await fetch(`${baseURL}/api/leads/${lead}/status`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${e2eLeadsApiKey}` },
+        body: JSON.stringify({ status: 'client' }),
+      });
+    }
+  }
+  // Visits are written once a second: wait until the programme's numbers have them all.
+  const visitors = marketers.reduce((sum, marketer) => sum + marketer.visitors, 0);
+  const authorization = `Bearer ${await marketerToken('manager-1', 'admin')}`;
+  for (;;) {
+    const answer = await fetch(`${baseURL}/api/program/stats?days=1`, {
+      headers: { authorization },
+    });
+    const { totals } = (await answer.json()) as ProgramStats;
+    if (totals.visits >= visitors) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 try {
+  await seed();
   mkdirSync(outDir, { recursive: true });
   const browser = await chromium.launch({
     executablePath,
