@@ -1,62 +1,27 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { ar, arStats } from '../domain/catalogue';
 import {
   marketerStatsPath,
-  statsPeriods,
   type LinkNumbers,
   type MarketerStats,
-  type StatsPeriod,
   type TeamMember,
 } from '../domain/marketer-stats';
 import { packageLabel } from '../domain/packages';
 import { DailyChart } from './daily-chart';
-import { fetchWithToken } from './platform-token';
+import { PeriodControls } from './period-controls';
+import { usePeriodStats } from './use-period-stats';
 import { ScrollingTable } from './scrolling-table';
 import { formatNumber, formatRate } from './stats-format';
-
-type Loaded =
-  | { kind: 'loading' }
-  | { kind: 'stats'; stats: MarketerStats }
-  | { kind: 'error' }
-  /** The token is refused, or the feature is off: the section is not shown. */
-  | { kind: 'hidden' };
-
-async function fetchStats(
-  storageKey: string,
-  days: StatsPeriod,
-  signal: AbortSignal,
-): Promise<Loaded> {
-  const response = await fetchWithToken(`${marketerStatsPath}?days=${days}`, storageKey, signal);
-  if ([401, 403, 404].includes(response.status)) return { kind: 'hidden' };
-  if (!response.ok) return { kind: 'error' };
-  return { kind: 'stats', stats: (await response.json()) as MarketerStats };
-}
 
 /**
  * «نتائج رابطك»: the marketer's own numbers, from the server, for the token the platform left in
  * the browser. Loaded with import() by the link page only.
  */
 export function MarketerStatsSection({ storageKey }: { storageKey: string }) {
-  const [days, setDays] = useState<StatsPeriod>(30);
-  const [attempt, setAttempt] = useState(0);
-  // The answer and the request it answers: a newer request shows loading until its own.
-  const request = `${days}:${attempt}`;
-  const [answer, setAnswer] = useState<{ request: string; loaded: Loaded }>();
-
-  useEffect(() => {
-    const controller = new AbortController();
-    fetchStats(storageKey, days, controller.signal).then(
-      (loaded) => setAnswer({ request, loaded }),
-      () => {
-        if (!controller.signal.aborted) setAnswer({ request, loaded: { kind: 'error' } });
-      },
-    );
-    return () => controller.abort();
-  }, [storageKey, days, request]);
-
-  // Once refused, the section stays hidden: another period would be refused too.
-  if (answer?.loaded.kind === 'hidden') return null;
-  const loaded: Loaded = answer?.request === request ? answer.loaded : { kind: 'loading' };
+  const period = usePeriodStats<MarketerStats>(marketerStatsPath, storageKey);
+  const { loaded } = period;
+  // Refused (no token, another role, the feature off): the section is not shown.
+  if (loaded.kind === 'refused') return null;
 
   return (
     <section
@@ -65,31 +30,7 @@ export function MarketerStatsSection({ storageKey }: { storageKey: string }) {
       aria-busy={loaded.kind === 'loading'}
     >
       <h2 id="stats-heading">{arStats.heading}</h2>
-      <label htmlFor="period">{arStats.fieldPeriod}</label>
-      <select
-        id="period"
-        value={days}
-        onChange={(event) =>
-          setDays(statsPeriods.find((period) => String(period) === event.target.value) ?? 30)
-        }
-      >
-        {statsPeriods.map((period) => (
-          <option key={period} value={period}>
-            {arStats.statsPeriods[period]}
-          </option>
-        ))}
-      </select>
-      {loaded.kind === 'loading' && <p className="message">{arStats.statsLoading}</p>}
-      {loaded.kind === 'error' && (
-        <div className="actions">
-          <p className="message error" role="alert">
-            {arStats.errorStats}
-          </p>
-          <button type="button" className="secondary" onClick={() => setAttempt((n) => n + 1)}>
-            {arStats.buttonRetry}
-          </button>
-        </div>
-      )}
+      <PeriodControls {...period} />
       {loaded.kind === 'stats' && <Numbers stats={loaded.stats} />}
       {loaded.kind === 'stats' && loaded.stats.team !== undefined && (
         <Team members={loaded.stats.team} totals={loaded.stats.team_totals} />

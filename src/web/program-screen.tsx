@@ -1,39 +1,21 @@
-import { Fragment, useEffect, useRef, useState, type ReactNode } from 'react';
+import { Fragment, useRef, useState, type ReactNode } from 'react';
 import { ar, arProgram, arStats } from '../domain/catalogue';
-import { statsPeriods, type StatsPeriod } from '../domain/marketer-stats';
 import { packageLabel } from '../domain/packages';
 import { programStatsPath, type ProgramNumbers, type ProgramStats } from '../domain/program-stats';
 import { LicenceLine } from './brand-header';
 import { DailyChart } from './daily-chart';
-import { fetchWithToken, platformTokenKey } from './platform-token';
+import { PeriodControls } from './period-controls';
+import { usePeriodStats } from './use-period-stats';
+import { platformTokenKey } from './platform-token';
 import { programCsv, programCsvName } from './program-csv';
 import { ScrollingTable } from './scrolling-table';
 import { formatNumber, formatRate } from './stats-format';
-
-type Loaded =
-  | { kind: 'loading' }
-  | { kind: 'stats'; stats: ProgramStats }
-  | { kind: 'error' }
-  /** Refused: no token or a bad one (401), a role outside the programme's (403), or off (404). */
-  | { kind: 'refused'; message: string };
 
 const refusals: Record<number, string> = {
   401: arProgram.errorSignIn,
   403: ar.errorNotAuthorized,
   404: arProgram.off,
 };
-
-async function fetchStats(
-  storageKey: string,
-  days: StatsPeriod,
-  signal: AbortSignal,
-): Promise<Loaded> {
-  const response = await fetchWithToken(`${programStatsPath}?days=${days}`, storageKey, signal);
-  const refusal = refusals[response.status];
-  if (refusal !== undefined) return { kind: 'refused', message: refusal };
-  if (!response.ok) return { kind: 'error' };
-  return { kind: 'stats', stats: (await response.json()) as ProgramStats };
-}
 
 /**
  * The provider's page of the referral programme (docs/program.md), for the platform's token of
@@ -58,60 +40,20 @@ export function ProgramScreen() {
 }
 
 function Program({ storageKey }: { storageKey: string }) {
-  const [days, setDays] = useState<StatsPeriod>(30);
-  const [attempt, setAttempt] = useState(0);
-  // The answer and the request it answers: a newer request shows loading until its own.
-  const request = `${days}:${attempt}`;
-  const [answer, setAnswer] = useState<{ request: string; loaded: Loaded }>();
-
-  useEffect(() => {
-    const controller = new AbortController();
-    fetchStats(storageKey, days, controller.signal).then(
-      (loaded) => setAnswer({ request, loaded }),
-      () => {
-        if (!controller.signal.aborted) setAnswer({ request, loaded: { kind: 'error' } });
-      },
-    );
-    return () => controller.abort();
-  }, [storageKey, days, request]);
-
-  // Once refused, the refusal stays: another period would be refused too.
-  if (answer?.loaded.kind === 'refused') {
+  const period = usePeriodStats<ProgramStats>(programStatsPath, storageKey);
+  const { loaded } = period;
+  // No token or a bad one (401), a role outside the programme's (403), or off (404).
+  if (loaded.kind === 'refused') {
     return (
       <p className="message error" role="alert">
-        {answer.loaded.message}
+        {refusals[loaded.status]}
       </p>
     );
   }
-  const loaded: Loaded = answer?.request === request ? answer.loaded : { kind: 'loading' };
 
   return (
     <div aria-busy={loaded.kind === 'loading'}>
-      <label htmlFor="period">{arStats.fieldPeriod}</label>
-      <select
-        id="period"
-        value={days}
-        onChange={(event) =>
-          setDays(statsPeriods.find((period) => String(period) === event.target.value) ?? 30)
-        }
-      >
-        {statsPeriods.map((period) => (
-          <option key={period} value={period}>
-            {arStats.statsPeriods[period]}
-          </option>
-        ))}
-      </select>
-      {loaded.kind === 'loading' && <p className="message">{arStats.statsLoading}</p>}
-      {loaded.kind === 'error' && (
-        <div className="actions">
-          <p className="message error" role="alert">
-            {arStats.errorStats}
-          </p>
-          <button type="button" className="secondary" onClick={() => setAttempt((n) => n + 1)}>
-            {arStats.buttonRetry}
-          </button>
-        </div>
-      )}
+      <PeriodControls {...period} />
       {loaded.kind === 'stats' && <Report stats={loaded.stats} />}
     </div>
   );
