@@ -170,7 +170,9 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
     const read = <Row>(table: string): Row[] => {
       const db = new SqliteDatabase(file, { readonly: true });
       try {
-        return db.prepare(`select * from ${table} order by created_at`).all() as Row[];
+        // Rows of one time in the order they were stored: an index on created_at would
+        // otherwise order them by whatever else it holds.
+        return db.prepare(`select * from ${table} order by created_at, rowid`).all() as Row[];
       } finally {
         db.close();
       }

@@ -38,8 +38,9 @@ export const webhooksPlugin = fp<WebhooksPluginOptions>(
           app.log.warn({ err: error }, 'webhook events could not be failed'),
         );
       let timer: NodeJS.Timeout | undefined;
+      // Awaited: a read when nothing is pending, done before the first request is served.
       app.addHook('onReady', async () => {
-        void logged();
+        await logged();
         timer = setInterval(logged, failPendingEveryMs).unref();
       });
       app.addHook('onClose', async () => clearInterval(timer));

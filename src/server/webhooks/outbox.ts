@@ -320,6 +320,14 @@ export function createOutbox(database: Database): Outbox {
     },
     retryFailed: (now) => sendAgain(now, (query) => query.where('status', '=', 'failed')),
     async failPending(reason, now) {
+      // Read first: most starts find nothing, and a write would wait for a lock held elsewhere.
+      const pending = await db
+        .selectFrom('webhook_events')
+        .select('id')
+        .where('status', '=', 'pending')
+        .limit(1)
+        .executeTakeFirst();
+      if (pending === undefined) return 0;
       const result = await db
         .updateTable('webhook_events')
         .set({ status: 'failed', last_error: reason, next_attempt_at: now.toISOString() })
