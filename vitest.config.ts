@@ -9,6 +9,8 @@ export default defineConfig({
   test: {
     globalSetup: ['testing/global-setup.ts'],
     expect: { poll: { timeout: eventWaitMs } },
+    // A test may wait for a few events, each up to eventWaitMs on a busy machine.
+    testTimeout: 4 * eventWaitMs,
     projects: [
       { extends: true, test: { name: 'domain', include: ['src/domain/**/*.test.ts'] } },
       {
