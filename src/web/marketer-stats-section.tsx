@@ -12,6 +12,7 @@ import { PeriodControls } from './period-controls';
 import { usePeriodStats } from './use-period-stats';
 import { ScrollingTable } from './scrolling-table';
 import { formatNumber, formatRate } from './stats-format';
+import { Total } from './stats-total';
 
 /**
  * «نتائج رابطك»: the marketer's own numbers, from the server, for the token the platform left in
@@ -141,14 +142,5 @@ function Team({ members, totals }: { members: TeamMember[]; totals: LinkNumbers 
         </tfoot>
       )}
     </ScrollingTable>
-  );
-}
-
-function Total({ label, value }: { label: string; value: string }) {
-  return (
-    <div>
-      <dt>{label}</dt>
-      <dd>{value}</dd>
-    </div>
   );
 }

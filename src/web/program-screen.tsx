@@ -10,6 +10,7 @@ import { platformTokenKey } from './platform-token';
 import { programCsv, programCsvName } from './program-csv';
 import { ScrollingTable } from './scrolling-table';
 import { formatNumber, formatRate } from './stats-format';
+import { Total } from './stats-total';
 
 const refusals: Record<number, string> = {
   401: arProgram.errorSignIn,
@@ -142,15 +143,6 @@ function Report({ stats }: { stats: ProgramStats }) {
         rows={stats.packages}
       />
     </>
-  );
-}
-
-function Total({ label, value }: { label: string; value: string }) {
-  return (
-    <div>
-      <dt>{label}</dt>
-      <dd>{value}</dd>
-    </div>
   );
 }
 
