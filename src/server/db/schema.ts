@@ -111,6 +111,28 @@ export interface SignUpTotalsTable {
   lost: number;
 }
 
+/** Why a lead's credit is doubtful (docs/flags.md). */
+export type LeadFlag = 'contested' | 'burst' | 'fast' | 'disposable_email' | 'same_address';
+
+// One row a flag of a lead; other_id names the earlier lead of a `contested` one.
+export interface LeadFlagsTable {
+  registration_id: string;
+  flag: LeadFlag;
+  other_id: string | null;
+}
+
+// Every decision on a lead's credit, only ever added to: the latest one counts.
+export interface LeadReviewsTable {
+  id: string;
+  registration_id: string;
+  /** 1 credited, 0 not credited. */
+  credited: number;
+  /** The deciding token's `sub`. */
+  reviewed_by: string;
+  note: string;
+  reviewed_at: string;
+}
+
 /** Every change of a lead's status: the lead's history, and the subject of its webhook event. */
 export interface LeadStatusChangesTable {
   id: string;
@@ -158,6 +180,8 @@ export interface Tables {
   lead_status_changes: LeadStatusChangesTable;
   webhook_events: WebhookEventsTable;
   spent_challenges: SpentChallengesTable;
+  lead_flags: LeadFlagsTable;
+  lead_reviews: LeadReviewsTable;
 }
 
 export type DatabaseKind = 'sqlite' | 'postgres';
