@@ -101,11 +101,9 @@ export async function createServices(
     leadStatuses: createLeadStatuses(database),
     visits: createVisitCounter(createVisitRepository(database), { salts, now, log }),
     outbox: createOutbox(database),
-    // One for the API and the pages' form posts: a solved challenge is spent for both.
+    // One for the API and the pages' form posts; a solved challenge is spent with its sign-up.
     proofOfWork:
-      config.altchaHmacKey === undefined
-        ? undefined
-        : createProofOfWork(config.altchaHmacKey, database),
+      config.altchaHmacKey === undefined ? undefined : createProofOfWork(config.altchaHmacKey),
     lifecycle: { draining: false },
     async close() {
       redis?.disconnect();

@@ -7,9 +7,9 @@ import {
   type Payload,
 } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
+import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import type { Database } from '../db/schema';
-import { guarded } from '../db/database';
+import type { Tables } from '../db/schema';
 
 // About a second or two on a mid-range phone (PBKDF2 in WebCrypto), solved while the person
 // types; to a script it is that second for every lead, on every core it owns.
@@ -21,10 +21,17 @@ const lifetimeSeconds = 10 * 60;
 export interface ProofOfWork {
   challenge(): Promise<Challenge>;
   /**
-   * Whether `payload` (base64 JSON of challenge and solution, as ALTCHA's widget sends it)
-   * solves an unexpired challenge signed here that no sign-up used before.
+   * The challenge `payload` (base64 JSON of challenge and solution, as ALTCHA's widget sends
+   * it) solves, when it is unexpired and was signed here; undefined otherwise. Whether a sign-up
+   * used it before is the sign-up's transaction's to tell (spendChallenges).
    */
-  verify(payload: string | undefined): Promise<boolean>;
+  solved(payload: string | undefined): Promise<SolvedChallenge | undefined>;
+}
+
+/** A solved challenge: its signature, and when it expires (ISO text). */
+export interface SolvedChallenge {
+  signature: string;
+  expiresAt: string;
 }
 
 // ALTCHA's payload, as its widget sends it. The library reads the fields without checking
@@ -60,37 +67,15 @@ function decode(payload: string): (Payload & { challenge: { signature: string } 
 }
 
 /**
- * `hmacKey` signs the challenges. A solved challenge is spent in the database, which every
- * instance shares (Redis or not, up or down), until it expires: no instance takes it twice.
- * Real time, not the app's clock: ALTCHA checks the expiry against it.
+ * `hmacKey` signs the challenges. Real time, not the app's clock: ALTCHA checks the expiry
+ * against it.
  */
-export function createProofOfWork(hmacKey: string, database: Database): ProofOfWork {
+export function createProofOfWork(hmacKey: string): ProofOfWork {
   const secrets = {
     hmacSignatureSecret: hmacKey,
     // Deterministic mode: the server checks a signed key instead of redoing the work.
     hmacKeySignatureSecret: createHmac('sha256', hmacKey).update('altcha key').digest('hex'),
   };
-  let purgedAt = 0;
-
-  // Out of reach, the database is a 503 as for the sign-up it guards, never a 500.
-  const spend = (signature: string, expiresAt: number) =>
-    guarded(database, async () => {
-      const now = Date.now();
-      // The expired ones are of no use: gone at most once a minute per instance.
-      if (now - purgedAt > 60_000) {
-        purgedAt = now;
-        await database.db
-          .deleteFrom('spent_challenges')
-          .where('expires_at', '<', new Date(now).toISOString())
-          .execute();
-      }
-      const result = await database.db
-        .insertInto('spent_challenges')
-        .values({ signature, expires_at: new Date(expiresAt * 1000).toISOString() })
-        .onConflict((oc) => oc.column('signature').doNothing())
-        .executeTakeFirst();
-      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
-    });
 
   return {
     challenge: () =>
@@ -102,12 +87,38 @@ export function createProofOfWork(hmacKey: string, database: Database): ProofOfW
         expiresAt: new Date(Date.now() + lifetimeSeconds * 1000),
         ...secrets,
       }),
-    async verify(payload) {
+    async solved(payload) {
       const decoded = payload === undefined ? undefined : decode(payload);
-      if (decoded === undefined) return false;
+      if (decoded === undefined) return undefined;
       const result = await verifySolution({ ...decoded, deriveKey, ...secrets });
       const { signature, parameters } = decoded.challenge;
-      return result.verified && (await spend(signature, parameters.expiresAt ?? 0));
+      const expiresAt = new Date((parameters.expiresAt ?? 0) * 1000).toISOString();
+      return result.verified ? { signature, expiresAt } : undefined;
     },
   };
+}
+
+/**
+ * Spends solved challenges in a sign-up batch's transaction, in the database every instance
+ * shares (Redis or not), until they expire: the signatures spent now, each by the first of the
+ * batch that sent it. One that is missing was spent before, and its sign-up is refused.
+ */
+export async function spendChallenges(
+  trx: Kysely<Tables>,
+  challenges: SolvedChallenge[],
+): Promise<Set<string>> {
+  const unique = [...new Map(challenges.map((c) => [c.signature, c])).values()];
+  if (unique.length === 0) return new Set();
+  const spent = await trx
+    .insertInto('spent_challenges')
+    .values(unique.map((c) => ({ signature: c.signature, expires_at: c.expiresAt })))
+    .onConflict((oc) => oc.column('signature').doNothing())
+    .returning('signature')
+    .execute();
+  return new Set(spent.map((row) => row.signature));
+}
+
+/** Expired challenges are of no use: the sign-up batch drops them at most once a minute. */
+export async function dropExpiredChallenges(trx: Kysely<Tables>, now: Date): Promise<void> {
+  await trx.deleteFrom('spent_challenges').where('expires_at', '<', now.toISOString()).execute();
 }

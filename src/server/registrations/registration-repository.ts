@@ -8,6 +8,7 @@ import { writeTransaction } from '../db/dialect';
 import type { Database, RegistrationsTable, SignUpChannel, Tables } from '../db/schema';
 import { queueEvents } from '../webhooks/outbox';
 import { groupCommit, type ItemResult } from '../db/group-commit';
+import { dropExpiredChallenges, spendChallenges, type SolvedChallenge } from './proof-of-work';
 
 /** A repeat is a submission of the same phone and notes as a lead of the 24 hours before it. */
 const repeatWindowMs = 24 * 60 * 60 * 1000;
@@ -65,8 +66,15 @@ export interface RegistrationRepository {
    * repeat: stored too, linked to that lead (which keeps the marketer's credit), and the
    * lead's id is returned. It records the privacy notice of the repository's options (the
    * version the sign-up says its page showed, when it says one) and the channel it came by.
+   * A solved proof-of-work challenge is spent with it; one spent before throws
+   * ChallengeSpentError, and nothing is stored.
    */
-  register(input: Registration, now: Date, channel: SignUpChannel): Promise<Registered>;
+  register(
+    input: Registration,
+    now: Date,
+    channel: SignUpChannel,
+    challenge?: SolvedChallenge,
+  ): Promise<Registered>;
   /** Every stored registration, oldest first, optionally only those from `since` on. */
   list(options?: { since?: Date }): Promise<StoredRegistration[]>;
   /** Throws when the database does not answer. */
@@ -92,9 +100,49 @@ export interface RepositoryOptions {
 // What a sign-up brings; the repeat rule works out repeat_of, and with it whether it has a status.
 type SentRow = Omit<RegistrationsTable, 'repeat_of' | 'status' | 'status_changed_at'>;
 type Lead = Pick<RegistrationsTable, 'id' | 'phone' | 'notes' | 'created_at'>;
+interface Sent {
+  row: SentRow;
+  challenge: SolvedChallenge | undefined;
+}
+
+/** The sign-up's proof-of-work challenge was spent by another sign-up before it. */
+export class ChallengeSpentError extends Error {
+  constructor() {
+    super('the proof-of-work challenge was spent before');
+  }
+}
+
+const keyOf = (row: Pick<Lead, 'phone' | 'notes'>) => `${row.phone} ${row.notes}`;
 
 // Rows a statement, at most: SQLite takes up to 32,766 values (21 a row).
 const rowsPerInsert = 500;
+
+/** A batch of sign-ups in one transaction: each stored, or refused for a spent challenge. */
+async function storeSignUps(
+  trx: Kysely<Tables>,
+  sent: Sent[],
+  webhookEvents: boolean,
+): Promise<ItemResult<Registered>[]> {
+  // Spent in this transaction: two sign-ups with one challenge, on any instance, cannot both be
+  // stored, and spending costs the batch one statement rather than a commit of its own.
+  const spendable = await spendChallenges(
+    trx,
+    sent.flatMap(({ challenge }) => challenge ?? []),
+  );
+  const batch = sent.flatMap(({ row, challenge }) =>
+    challenge === undefined || spendable.delete(challenge.signature) ? [row] : [],
+  );
+  const rows = batch.length === 0 ? [] : await storeRows(trx, batch, webhookEvents);
+  const stored = new Map(
+    rows.map((row) => [row.id, { id: row.repeat_of ?? row.id, repeat: row.repeat_of !== null }]),
+  );
+  return sent.map(({ row }) => {
+    const value = stored.get(row.id);
+    return value === undefined
+      ? { ok: false, error: new ChallengeSpentError() }
+      : { ok: true, value };
+  });
+}
 
 /**
  * The repeat rule, and the webhook events, for a batch of sign-ups in one transaction that
@@ -102,23 +150,23 @@ const rowsPerInsert = 500;
  * Each row is a repeat of the oldest lead of its phone and notes in the 24 hours before it,
  * a lead stored earlier in the batch included; otherwise it is a lead itself.
  */
-async function storeSignUps(
+async function storeRows(
   trx: Kysely<Tables>,
   batch: SentRow[],
   webhookEvents: boolean,
-): Promise<Registered[]> {
+): Promise<RegistrationsTable[]> {
   const windowStart = (row: Pick<SentRow, 'created_at'>) =>
     new Date(Date.parse(row.created_at) - repeatWindowMs).toISOString();
   // The batch's phones and notes, each with the start of its window, as a list to join: every
   // one is looked up through the (phone, notes, created_at) index. A bound on created_at alone
   // would let PostgreSQL, before it has statistics, read the whole day through another index.
-  const keys = [...new Map(batch.map((row) => [`${row.phone} ${row.notes}`, row])).values()];
-  const sent = sql<{ column1: string; column2: string; column3: string }>`(values ${sql.join(
+  const keys = [...new Map(batch.map((row) => [keyOf(row), row])).values()];
+  const windows = sql<{ column1: string; column2: string; column3: string }>`(values ${sql.join(
     keys.map((row) => sql`(${row.phone}, ${row.notes}, ${windowStart(row)})`),
   )})`.as('sent');
-  const leads: Lead[] = await trx
+  const found = await trx
     .selectFrom('registrations as lead')
-    .innerJoin(sent, (join) =>
+    .innerJoin(windows, (join) =>
       join
         .onRef('lead.phone', '=', 'sent.column1')
         .onRef('lead.notes', '=', 'sent.column2')
@@ -127,15 +175,16 @@ async function storeSignUps(
     .select(['lead.id', 'lead.phone', 'lead.notes', 'lead.created_at'])
     .where('lead.repeat_of', 'is', null)
     .execute();
+  // Each phone and notes' leads, oldest first: a lead stored earlier in the batch is appended.
+  const leads = new Map<string, Lead[]>();
+  for (const lead of found.sort((a, b) => a.created_at.localeCompare(b.created_at))) {
+    leads.set(keyOf(lead), [...(leads.get(keyOf(lead)) ?? []), lead]);
+  }
   const rows: RegistrationsTable[] = batch.map((row) => {
     const since = windowStart(row);
-    const lead = leads
-      .filter((l) => l.phone === row.phone && l.notes === row.notes && l.created_at > since)
-      .reduce<Lead | undefined>(
-        (a, b) => (a === undefined || b.created_at < a.created_at ? b : a),
-        undefined,
-      );
-    if (lead === undefined) leads.push(row);
+    const ofKey = leads.get(keyOf(row)) ?? [];
+    const lead = ofKey.find((l) => l.created_at > since);
+    if (lead === undefined) leads.set(keyOf(row), [...ofKey, row]);
     // Every lead starts new; a repeat's status is its lead's.
     return {
       ...row,
@@ -160,7 +209,7 @@ async function storeSignUps(
       })),
     );
   }
-  return rows.map((row) => ({ id: row.repeat_of ?? row.id, repeat: row.repeat_of !== null }));
+  return rows;
 }
 
 /** A stored row as the code reads it (the export, `npm run person`): camelCase names. */
@@ -205,24 +254,31 @@ export function createRegistrationRepository(
   }: RepositoryOptions = {},
 ): RegistrationRepository {
   const { db } = database;
-  const write = (batch: SentRow[]) =>
+  let challengesDroppedAt = 0;
+  const write = (batch: Sent[]) =>
     writeTransaction(
       database,
-      batch.map((row) => `sign-up ${row.phone} ${row.notes}`),
-      (trx) => storeSignUps(trx, batch, webhookEvents),
+      batch.map(({ row }) => `sign-up ${row.phone} ${row.notes}`),
+      async (trx) => {
+        if (batch.some(({ challenge }) => challenge) && Date.now() - challengesDroppedAt > 60_000) {
+          challengesDroppedAt = Date.now();
+          await dropExpiredChallenges(trx, new Date());
+        }
+        return storeSignUps(trx, batch, webhookEvents);
+      },
     );
   // A batch fails as a whole. When the database is not out of reach, the fault may be one
   // sign-up's (a value the database refuses): each is then tried alone, to fail only itself.
-  async function writeEachAlone(batch: SentRow[]): Promise<ItemResult<Registered>[]> {
+  async function writeEachAlone(batch: Sent[]): Promise<ItemResult<Registered>[]> {
     try {
-      return (await write(batch)).map((value) => ({ ok: true, value }));
+      return await write(batch);
     } catch (error) {
       if (batch.length === 1 || database.isUnavailable(error)) throw error;
       const results: ItemResult<Registered>[] = [];
-      for (const row of batch) {
+      for (const item of batch) {
         results.push(
-          await write([row]).then(
-            ([value]) => ({ ok: true as const, value: value as Registered }),
+          await write([item]).then(
+            ([result]) => result!,
             (itemError: unknown) => ({ ok: false as const, error: itemError }),
           ),
         );
@@ -235,10 +291,10 @@ export function createRegistrationRepository(
   const guard = <T>(run: () => Promise<T>) => guarded(database, run, onUnavailable);
 
   return {
-    register: (input, now, channel) =>
+    register: (input, now, channel, challenge) =>
       guard(() => {
         const { packageKey, source } = parseNotes(input.notes);
-        return register({
+        const row: SentRow = {
           id: randomUUID(),
           created_at: now.toISOString(),
           name: input.name,
@@ -257,7 +313,8 @@ export function createRegistrationRepository(
           privacy_version: input.privacy_version ?? privacyNotice.version ?? '',
           channel,
           privacy_attested: input.privacy_version === undefined ? 0 : 1,
-        });
+        };
+        return register({ row, challenge });
       }),
     list: ({ since } = {}) =>
       guard(async () => {

@@ -403,6 +403,18 @@ describeOnBackends('on $name', (backend) => {
       expect(await rows()).toHaveLength(1);
     });
 
+    it('stores one of two sign-ups sent at once with one challenge, refusing the other', async () => {
+      const { app, rows } = await buildTestApp(backend, altchaEnv);
+      const altcha = await solved(app);
+      // At once: both reach the same group commit, where the challenge is spent.
+      const answers = await Promise.all([signUp(app, altcha), signUp(app, altcha)]);
+      expect(answers.map((answer) => answer.statusCode).sort()).toEqual([201, 400]);
+      expect(answers.find((answer) => answer.statusCode === 400)?.json()).toEqual({
+        error: ar.errorChallenge,
+      });
+      expect(await rows()).toHaveLength(1);
+    });
+
     it('refuses a sign-up without a solution, or with a forged one, storing nothing', async () => {
       const { app, rows } = await buildTestApp(backend, altchaEnv);
       const altcha = await solved(app);

@@ -6,7 +6,7 @@ import { trapField, type Registration } from '../../domain/registration';
 import { DatabaseUnavailableError } from '../db/database';
 import type { SignUpChannel } from '../db/schema';
 import type { ProofOfWork } from './proof-of-work';
-import type { RegistrationRepository } from './registration-repository';
+import { ChallengeSpentError, type RegistrationRepository } from './registration-repository';
 
 /** How many times the per-address limit one IPv6 /48 may send. */
 export const ipv6SitesShare = 4;
@@ -42,15 +42,18 @@ export async function signUp(
     request.signUpOutcome = 'honeypot';
     return { kind: 'trapped', id: randomUUID() };
   }
-  if (proofOfWork !== undefined && !(await proofOfWork.verify(registration.altcha))) {
+  const challenge = await proofOfWork?.solved(registration.altcha);
+  const unsolved = () => {
     request.signUpOutcome = 'challenge';
-    return { kind: 'unsolved' };
-  }
+    return { kind: 'unsolved' } as const;
+  };
+  if (proofOfWork !== undefined && challenge === undefined) return unsolved();
   try {
-    const { id, repeat } = await repository.register(registration, now(), channel);
+    const { id, repeat } = await repository.register(registration, now(), channel, challenge);
     request.signUpOutcome = repeat ? 'repeat' : 'created';
     return { kind: 'stored', id };
   } catch (error) {
+    if (error instanceof ChallengeSpentError) return unsolved();
     if (error instanceof DatabaseUnavailableError) request.signUpOutcome = 'database_unavailable';
     throw error;
   }
