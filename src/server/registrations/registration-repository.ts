@@ -4,9 +4,9 @@ import type { LeadStatus } from '../../domain/lead-status';
 import { parseNotes, type Source } from '../../domain/notes';
 import { utmOf, type Registration, type Utm } from '../../domain/registration';
 import { guarded } from '../db/database';
-import { writeTransaction } from '../db/dialect';
+import { insertBoth, writeTransaction } from '../db/dialect';
 import type { Database, RegistrationsTable, SignUpChannel, Tables } from '../db/schema';
-import { queueEvents } from '../webhooks/outbox';
+import { eventRows } from '../webhooks/outbox';
 import { groupCommit, type ItemResult } from '../db/group-commit';
 import { dropExpiredChallenges, spendChallenges, type SolvedChallenge } from './proof-of-work';
 
@@ -114,7 +114,8 @@ export class ChallengeSpentError extends Error {
 
 const keyOf = (row: Pick<Lead, 'phone' | 'notes'>) => `${row.phone} ${row.notes}`;
 
-// Rows a statement, at most: SQLite takes up to 32,766 values (21 a row).
+// Rows a statement, at most: SQLite takes up to 32,766 values (21 a row), PostgreSQL 65,535
+// (with their events, 28 a row).
 const rowsPerInsert = 500;
 
 /** A batch of sign-ups in one transaction: each stored, or refused for a spent challenge. */
@@ -193,21 +194,27 @@ async function storeRows(
       status_changed_at: null,
     };
   });
+  const events = webhookEvents
+    ? eventRows(
+        rows.map((row) => ({
+          subjectId: row.id,
+          type: row.repeat_of === null ? 'registration.created' : 'registration.repeated',
+          at: row.created_at,
+        })),
+      )
+    : [];
   for (let start = 0; start < rows.length; start += rowsPerInsert) {
-    await trx
-      .insertInto('registrations')
-      .values(rows.slice(start, start + rowsPerInsert))
-      .execute();
-  }
-  if (webhookEvents) {
-    await queueEvents(
-      trx,
-      rows.map((row) => ({
-        subjectId: row.id,
-        type: row.repeat_of === null ? 'registration.created' : 'registration.repeated',
-        at: row.created_at,
-      })),
-    );
+    const end = start + rowsPerInsert;
+    const stored = trx.insertInto('registrations').values(rows.slice(start, end));
+    if (webhookEvents) {
+      await insertBoth(
+        trx,
+        stored,
+        trx.insertInto('webhook_events').values(events.slice(start, end)),
+      );
+    } else {
+      await stored.execute();
+    }
   }
   return rows;
 }

@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, UpdateQueryBuilder, UpdateResult } from 'kysely';
+import type { Insertable, Kysely, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import { packageLabel } from '../../domain/packages';
 import { utmOf } from '../../domain/registration';
 import { skippingLocked, writeTransaction } from '../db/dialect';
-import type { Database, Tables, WebhookEventStatus, WebhookEventType } from '../db/schema';
+import type {
+  Database,
+  Tables,
+  WebhookEventStatus,
+  WebhookEventType,
+  WebhookEventsTable,
+} from '../db/schema';
 import { groupCommit } from '../db/group-commit';
 
 /** An event claimed for delivery, with the body it is sent with. */
@@ -72,23 +78,27 @@ export function newEventId(): string {
 // Rows a statement, at most: SQLite takes up to 32,766 values.
 const rowsPerInsert = 500;
 
-/**
- * Queues one event about each subject, due at once, in the caller's transaction: the event is
- * written with what it is about, or neither is.
- */
-export async function queueEvents(
-  trx: Kysely<Tables>,
-  events: { subjectId: string; type: WebhookEventType; at: string }[],
-): Promise<void> {
-  const rows = events.map(({ subjectId, type, at }) => ({
+type QueuedEvent = { subjectId: string; type: WebhookEventType; at: string };
+
+/** The rows of one event about each subject, due at once: what queueEvents writes. */
+export function eventRows(events: QueuedEvent[]): Insertable<WebhookEventsTable>[] {
+  return events.map(({ subjectId, type, at }) => ({
     id: newEventId(),
     subject_id: subjectId,
     type,
-    status: 'pending' as const,
+    status: 'pending',
     attempts: 0,
     created_at: at,
     next_attempt_at: at,
   }));
+}
+
+/**
+ * Queues one event about each subject, due at once, in the caller's transaction: the event is
+ * written with what it is about, or neither is.
+ */
+export async function queueEvents(trx: Kysely<Tables>, events: QueuedEvent[]): Promise<void> {
+  const rows = eventRows(events);
   for (let start = 0; start < rows.length; start += rowsPerInsert) {
     await trx
       .insertInto('webhook_events')
