@@ -1,21 +1,35 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { load, postgresDatabase, signUps, sqliteDatabase, withOurServer } from './api';
 import { median } from './lighthouse';
+import { solvedChallenges } from './solved-challenges';
 
-// `npm run bench:compare -- OTHER_DIST [THIS_DIST]`: sign-ups per second of two builds of the
-// server (another commit's `dist/`, checked out and built beside this one, and this one's),
-// on SQLite and on PostgreSQL (TEST_DATABASE_URL), taking turns A B A B A B so that neither
-// gets the quieter moments; the medians and their ratio. For a change that must not cost
-// throughput (docs/performance.md).
-const [other, own = 'dist'] = process.argv.slice(2);
+// `npm run bench:compare -- OTHER_DIST [THIS_DIST] [--one-link] [--altcha]`: sign-ups per second
+// of two builds of the server (another commit's `dist/`, checked out and built beside this one,
+// and this one's), on SQLite and on PostgreSQL (TEST_DATABASE_URL), taking turns A B A B A B so
+// that neither gets the quieter moments; the medians and their ratio. Only 201 answers count;
+// any other answer or time-out is printed. For a change that must not cost throughput
+// (docs/performance.md).
+//   --one-link  every sign-up through one marketer's link to one package (a link shared widely,
+//               or a script hammering one), rather than spread over 97 marketers.
+//   --altcha    both servers with ALTCHA_HMAC_KEY set, each sign-up with a solved challenge.
+const { positionals, values: options } = parseArgs({
+  allowPositionals: true,
+  options: { 'one-link': { type: 'boolean' }, altcha: { type: 'boolean' } },
+});
+const [other, own = 'dist'] = positionals;
 if (other === undefined) {
-  console.error('usage: npm run bench:compare -- OTHER_DIST [THIS_DIST]');
+  console.error('usage: npm run bench:compare -- OTHER_DIST [THIS_DIST] [--one-link] [--altcha]');
   process.exit(2);
 }
 const builds = { before: resolve(other), after: resolve(own) };
 const rounds = 3;
+const warmUpSeconds = 2;
 const seconds = 10;
+// More than the fastest run answers in its warm-up and load together.
+const challengesPerRun = 150_000;
+const hmacKey = 'bench-'.repeat(6);
 // On a fresh clone bench/results (which git ignores) is not there yet.
 mkdirSync(resolve('bench/results'), { recursive: true });
 const scratch = mkdtempSync(join(resolve('bench/results'), 'compare-'));
@@ -23,25 +37,48 @@ const databases = [
   sqliteDatabase(scratch),
   ...(process.env.TEST_DATABASE_URL ? [postgresDatabase(process.env.TEST_DATABASE_URL)] : []),
 ];
+// Each run has a store of its own, so the same challenges serve every run.
+const challenges = options.altcha ? await solvedChallenges(hmacKey, challengesPerRun) : [];
+const env = options.altcha ? { ALTCHA_HMAC_KEY: hmacKey } : {};
+const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
+console.log(
+  `workload: ${options['one-link'] ? 'one link' : '97 links'}, ALTCHA ${options.altcha ? 'on' : 'off'}`,
+);
 for (const database of databases) {
-  const rates: Record<keyof typeof builds, number[]> = { before: [], after: [] };
+  const runs: Record<keyof typeof builds, { rate: number; p99: number }[]> = {
+    before: [],
+    after: [],
+  };
   for (let round = 0; round < rounds; round++) {
     for (const [name, distDir] of Object.entries(builds) as [keyof typeof builds, string][]) {
       const run = `${database.label}-${name}-${round}`;
-      const rate = await withOurServer(database, run, distDir, scratch, {}, async (server) => {
-        const next = signUps();
-        await load(server.origin, 2, next);
-        const { result } = await load(server.origin, seconds, next);
-        return result.requests.average;
+      const measured = await withOurServer(database, run, distDir, scratch, env, async (server) => {
+        const next = signUps({ oneLink: options['one-link'] });
+        let sent = 0;
+        const nextSignUp = options.altcha
+          ? () => ({ ...next(), altcha: challenges[sent++] })
+          : next;
+        await load(server.origin, warmUpSeconds, nextSignUp);
+        const { result, statuses } = await load(server.origin, seconds, nextSignUp);
+        const created = statuses.get(201) ?? 0;
+        const others = [...statuses].filter(([status]) => status !== 201);
+        const refused = others.length === 0 ? '' : `; other answers ${JSON.stringify(others)}`;
+        const failed =
+          result.timeouts + result.errors === 0
+            ? ''
+            : `; ${result.timeouts} time-outs, ${result.errors} errors`;
+        console.log(
+          `${run}: ${Math.round(created / seconds)} sign-ups/s, p99 ${result.latency.p99} ms, load ${loadAverage()}${refused}${failed}`,
+        );
+        return { rate: created / seconds, p99: result.latency.p99 };
       });
-      rates[name].push(rate);
-      console.log(`${run}: ${Math.round(rate)} sign-ups/s`);
+      runs[name].push(measured);
     }
   }
-  const before = median(rates.before);
-  const after = median(rates.after);
+  const rate = (name: keyof typeof builds) => median(runs[name].map((run) => run.rate));
+  const p99 = (name: keyof typeof builds) => median(runs[name].map((run) => run.p99));
   console.log(
-    `${database.label}: before ${Math.round(before)}, after ${Math.round(after)} sign-ups/s (median of ${rounds}), ${(after / before).toFixed(2)}×`,
+    `${database.label}: before ${Math.round(rate('before'))}, after ${Math.round(rate('after'))} sign-ups/s (median of ${rounds}), ${(rate('after') / rate('before')).toFixed(2)}×; p99 ${p99('before')} → ${p99('after')} ms`,
   );
 }

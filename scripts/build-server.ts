@@ -34,11 +34,12 @@ export async function buildServer(outDir: string): Promise<string[]> {
 
 /**
  * How node runs the compiled server; `npm start` and the command lines (package.json) run the
- * same. Stack traces name the TypeScript lines, and V8 favours memory over speed: under the API
- * benchmark's load the peak resident set went from about 183 MB to 115 MB, sign-ups per second
- * unchanged.
+ * same. Stack traces name the TypeScript lines. Not `--optimize-for-size`: it kept the peak near
+ * 120 MB rather than 170-240 MB under the API benchmark's load, but its small young generation
+ * made the collector a fifth of a sign-up's time, and it cost a third to a half of the sign-ups
+ * per second (docs/performance.md).
  */
-export const serverNodeArgs = ['--enable-source-maps', '--optimize-for-size'];
+export const serverNodeArgs = ['--enable-source-maps'];
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const outDir = process.argv[2] ?? 'dist/server';
