@@ -18,6 +18,8 @@ const stats: MarketerStats = {
     clients: 6,
     conversion_percent: 2.5,
     client_percent: 20,
+    awaiting_review: 2,
+    not_credited: 1,
   },
   by_package: [
     { package_key: null, visits: 1000, unique_visitors: 960, leads: 20, sign_ups: 20, clients: 2 },

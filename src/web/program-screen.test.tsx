@@ -44,6 +44,8 @@ const stats: ProgramStats = {
     lost: 35,
     conversion_percent: 12.5,
     client_percent: 7.2,
+    flagged: 14,
+    not_credited: 3,
   },
   by_day: [...days, '2026-11-23'].map((date, index) => ({
     date,
