@@ -103,6 +103,11 @@ export const arStats = {
   teamTotal: 'مجموع الفريق',
   teamSortByClients: 'ترتيب حسب العملاء',
   teamEmpty: 'لا يوجد أعضاء في فريقك بعد',
+  // Flags and decisions on a lead's credit (docs/flags.md): how many, never which.
+  statAwaitingReview: 'بانتظار المراجعة',
+  statNotCredited: 'غير محتسبة',
+  statsReviewNote:
+    'قد تُراجع بعض التسجيلات قبل احتسابها، وما لم يُحتسب منها لا يدخل في التسجيلات ولا العملاء',
 } as const;
 
 // The provider's page of the referral programme (docs/program.md), in its own chunk; it reuses
