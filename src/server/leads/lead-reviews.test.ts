@@ -11,6 +11,7 @@ import {
   type TestBackend,
 } from '../../../testing/server-test-helpers';
 import { newWebhookSecret, startWebhookReceiver } from '../../../testing/webhook-receiver';
+import { personCommand } from '../cli/person';
 import { reportCommand } from '../cli/report';
 import { deleteSubmissions } from '../registrations/personal-data';
 
@@ -52,14 +53,14 @@ async function start(backend: TestBackend, env: Record<string, string> = {}) {
   );
   const { app, services } = test;
   let phones = 0;
-  const signUp = async (marketingId?: string, phone?: string) =>
+  const signUp = async (marketingId?: string, phone?: string, email = '') =>
     (
       await services.registrations.register(
         registrationSchema.parse(
           buildPayload(
             {
               name: 'سارة',
-              email: '',
+              email,
               phone: phone ?? `9665000000${String(++phones).padStart(2, '0')}`,
             },
             { packageName: 'premium_reco', marketingId },
@@ -316,6 +317,88 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
     await deleteSubmissions(services.database, { createdBefore: '2026-11-25T00:00:00.000Z' });
     expect(await left()).toEqual({ flags: 0, reviews: 0, events: 0 });
     expect(await numbers()).toEqual(before);
+  });
+
+  it('passes the decisions, not the flags, to a repeat that becomes the lead when the lead is erased by e-mail', async () => {
+    const { signUp, flag, review, services, clock, rows, databaseUrl } = await start(backend);
+    const lead = await signUp('42', '966512345678', 'someone@evil.example');
+    await flag(lead, 'disposable_email');
+    await review(lead, { credited: false });
+    clock.now = new Date('2026-11-26T09:00:00.000Z');
+    await signUp('42', '966512345678', 'reem@example.com');
+    const repeat = (await rows()).find((row) => row.repeat_of === lead)!.id;
+
+    await deleteSubmissions(services.database, { email: 'someone@evil.example' });
+    const { db } = services.database;
+    expect(await db.selectFrom('lead_flags').selectAll().execute()).toEqual([]);
+    expect(
+      await db.selectFrom('lead_reviews').select(['registration_id', 'credited']).execute(),
+    ).toEqual([{ registration_id: repeat, credited: 0 }]);
+    // The decision goes on with the phone's lead, as its status does; the flag was the erased
+    // submission's (its e-mail), and is still counted for it.
+    expect((await services.leadReviews.awaiting(10)).count).toBe(0);
+    expect((await reportRows(databaseUrl))[0]).toMatchObject({
+      marketing_id: '42',
+      flagged: '1',
+      not_credited: '1',
+    });
+  });
+
+  it('shows npm run person the flags by name, and the decisions only to a look-up by phone', async () => {
+    const { signUp, flag, review, clock, databaseUrl } = await start(backend);
+    clock.now = new Date('2026-11-24T09:00:00.000Z');
+    const earlier = await signUp('7', '966512345678');
+    clock.now = new Date('2026-11-26T09:00:00.000Z');
+    const lead = await signUp('42', '966512345678', 'reem@example.com');
+    await flag(lead, 'fast');
+    await flag(lead, 'contested', earlier);
+    clock.now = new Date('2026-11-26T10:00:00.000Z');
+    await review(lead, { credited: false, note: 'checked' });
+    const person = async (...args: string[]) => {
+      let out = '';
+      const code = await personCommand.run(
+        args,
+        { DATABASE_URL: databaseUrl },
+        { out: (text) => (out += text), err: (text) => expect.fail(text) },
+      );
+      expect(code).toBe(0);
+      return out;
+    };
+    type Shown = {
+      submissions: {
+        id: string;
+        flags: string;
+        reviews: object[];
+        webhook_events: { type: string }[];
+      }[];
+    };
+
+    const byPhone = await person('--phone', '966512345678');
+    const theirs = (JSON.parse(byPhone) as Shown).submissions.find((row) => row.id === lead)!;
+    expect(theirs.flags).toBe('contested fast');
+    expect(theirs.reviews).toEqual([
+      {
+        credited: false,
+        reviewed_by: 'manager-1',
+        note: 'checked',
+        reviewed_at: '2026-11-26T10:00:00.000Z',
+      },
+    ]);
+    // Queued as a status change's event is, whatever WEBHOOK_URL (unset here, so no sign-up's).
+    expect(theirs.webhook_events.map((event) => event.type)).toEqual(['registration.reviewed']);
+    expect(byPhone).not.toContain('other_id');
+
+    // By e-mail: the flags' names, no decision, and nothing of the earlier lead of that phone.
+    const byEmail = await person('--email', 'reem@example.com');
+    expect((JSON.parse(byEmail) as Shown).submissions).toEqual([
+      expect.objectContaining({
+        id: lead,
+        flags: 'contested fast',
+        reviews: [],
+        webhook_events: [],
+      }),
+    ]);
+    expect(byEmail).not.toContain(earlier);
   });
 
   it('queues registration.reviewed with the decision and the flags, and no person', async () => {
