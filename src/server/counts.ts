@@ -348,8 +348,9 @@ export function storedCounts(
       .$if(ids !== undefined, (q) => q.where('lead.id', 'in', ids!));
   const keyed = () => keys.map((key) => keyOf('lead', key).as(key));
   // Every lead as it came, read alone through the marketer's covering index; then the flagged
-  // leads and those not credited, each read from its own small table (driven by it, not by
-  // every lead), the latter taken back out of the leads and their outcomes.
+  // leads and those not credited, each found through its own table (a set the database can
+  // start from, rather than one look-up a lead), the latter taken back out of the leads and
+  // their outcomes.
   const leads = leadsOf()
     .select((eb) => [
       ...keyed(),
