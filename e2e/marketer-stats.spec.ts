@@ -70,6 +70,37 @@ test('a marketer sees the visits and the sign-up their link brought', async ({
   await section.screenshot({ path: testInfo.outputPath('marketer-stats.png') });
 });
 
+test('a marketer sees how many of their leads were not credited, never which', async ({
+  page,
+  request,
+}, testInfo) => {
+  const marketingId = `e2e-review-${testInfo.project.name}-${Date.now()}`;
+  const signUp = async () => {
+    const response = await request.post('/api/external-register', {
+      data: buildPayload({ name: 'نورة', email: '', phone: uniquePhone() }, { marketingId }),
+    });
+    expect(response.status()).toBe(201);
+    return ((await response.json()) as { id: string }).id;
+  };
+  const doubtful = await signUp();
+  await signUp();
+  // The provider decides on the programme's page, or as here through its API.
+  const decided = await request.post(`/api/program/leads/${doubtful}/review`, {
+    headers: { authorization: `Bearer ${await marketerToken('manager-1', 'admin')}` },
+    data: { credited: false, note: 'e2e' },
+  });
+  expect(decided.status()).toBe(200);
+
+  await signIn(page, marketingId, await marketerToken(marketingId));
+  await open(page, path);
+  const section = statsSection(page);
+  const total = (label: string) => section.locator('dt', { hasText: label }).locator('+ dd');
+  await expect(total(arStats.statNotCredited)).toHaveText('1');
+  await expect(total(arStats.statSignUps)).toHaveText('1');
+  await expect(total(arStats.statAwaitingReview)).toHaveText('0');
+  await expect(section.getByText(arStats.statsReviewNote)).toBeVisible();
+});
+
 test('the section is hidden when the token is refused; the link still works', async ({
   page,
   baseURL,

@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import type { APIRequestContext, Page } from '@playwright/test';
-import { ar, arProgram, arStats } from '../src/domain/catalogue';
+import { ar, arProgram, arReview, arStats } from '../src/domain/catalogue';
+import type { MarketerStats } from '../src/domain/marketer-stats';
 import type { ProgramStats } from '../src/domain/program-stats';
 import { buildPayload } from '../src/domain/registration';
 import { e2eLeadsApiKey, marketerToken } from '../testing/marketer-auth';
-import { axe, expect, open, test, uniquePhone } from './support';
+import { axe, expect, flagLead, open, test, uniquePhone } from './support';
 
 // Issue 36: the provider's page of the referral programme, for a token of PROGRAM_ROLES (the
 // e2e server leaves it unset: admin).
@@ -147,6 +148,76 @@ test('the period downloads as a CSV file that opens in Excel', async ({
   );
   expect(lines).toContain(`marketers,${first},,,,1,1,4,3,400.0,75.0`);
   expect(lines.at(-1)).toBe('');
+});
+
+test('a flagged lead is on the review list, and a decision on it takes its credit', async ({
+  page,
+  request,
+}, testInfo) => {
+  const run = `${testInfo.project.name}-${Date.now()}`;
+  const [first, second] = [`e2e-first-${run}`, `e2e-second-${run}`] as const;
+  const admin = await marketerToken(`e2e-admin-${run}`, 'admin');
+  const phone = uniquePhone();
+  const signUp = async (marketingId: string, packageName?: string) => {
+    const stored = await request.post('/api/external-register', {
+      data: buildPayload(
+        { name: 'نورة', email: 'noura@example.com', phone },
+        { marketingId, packageName },
+      ),
+    });
+    expect(stored.status()).toBe(201);
+    return ((await stored.json()) as { id: string }).id;
+  };
+  // The same phone through two marketers' links, for two packages: two leads.
+  const earlier = await signUp(first);
+  const doubtful = await signUp(second, 'premium_reco');
+  flagLead(doubtful, 'contested', earlier);
+  flagLead(doubtful, 'burst');
+
+  await signIn(page, admin);
+  await open(page, path);
+  // Its heading counts every lead awaiting review: other tests flag theirs in the same database.
+  const list = page.getByRole('region', {
+    name: new RegExp(`^${arReview.heading(0).replace(' (0)', '')} \\(\\d+\\)$`),
+  });
+  const lead = list.getByRole('article').filter({ hasText: second });
+  await expect(lead).toBeVisible();
+  await expect(lead.getByRole('listitem')).toHaveText([
+    `${arReview.flags.contested}، ${arReview.contestedBy} ${first}`,
+    arReview.flags.burst,
+  ]);
+  await expect(lead).toContainText(`•••••••••${phone.slice(-3)}`);
+  await expect(lead).not.toContainText('نورة');
+  await expect(lead).not.toContainText('noura@example.com');
+  expect(await axe(page, 'programme page, review list', testInfo.project.name)).toEqual([]);
+
+  const heading = await list.getByRole('heading', { level: 2 }).textContent();
+  const count = Number(/\((\d+)\)/.exec(heading ?? '')?.[1]);
+  await lead.getByRole('textbox', { name: arReview.note }).fill('the same phone as a lead before');
+  await lead.getByRole('button', { name: arReview.notCredited, exact: true }).click();
+  await expect(lead.getByRole('status')).toContainText(arReview.notCredited);
+  await expect(lead.getByRole('status')).toContainText(`e2e-admin-${run}`);
+  await expect(list.getByRole('heading', { level: 2 })).toHaveText(arReview.heading(count - 1));
+
+  // The second marketer's lead is counted as not credited, and no longer as a lead.
+  const own = await request.get('/api/marketer/stats?days=1', {
+    headers: { authorization: `Bearer ${await marketerToken(second)}` },
+  });
+  expect(((await own.json()) as MarketerStats).totals).toMatchObject({
+    leads: 0,
+    not_credited: 1,
+    awaiting_review: 0,
+  });
+
+  // At 320 px the list fits the page.
+  await page.setViewportSize({ width: 320, height: 800 });
+  await expect(lead).toBeVisible();
+  const sizes = await page.evaluate(() => ({
+    page: document.documentElement.scrollWidth,
+    viewport: document.documentElement.clientWidth,
+  }));
+  expect(sizes.page).toBeLessThanOrEqual(sizes.viewport);
+  await lead.screenshot({ path: testInfo.outputPath('review-list.png') });
 });
 
 test('a marketer’s token is not authorised; without a token the page asks to sign in', async ({

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import AxeBuilder from '@axe-core/playwright';
 import { test as base, expect, type Page, type Request, type Response } from '@playwright/test';
+import SqliteDatabase from 'better-sqlite3';
+import type { LeadFlag } from '../src/domain/lead-review';
 import type { RegistrationsTable } from '../src/server/db/schema';
 import { serverNodeArgs } from '../scripts/build-server';
 import { sampleBrand } from '../testing/sample-brand';
@@ -149,6 +151,26 @@ export async function exportRows(): Promise<RegistrationsTable[]> {
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as RegistrationsTable);
+}
+
+/**
+ * Flags a lead as the sign-up's checks would (docs/flags.md), written into the e2e server's
+ * database beside it, as another process writes there.
+ */
+export function flagLead(id: string, flag: LeadFlag, otherId: string | null = null): void {
+  const databasePath = process.env.E2E_DATABASE_PATH;
+  if (databasePath === undefined)
+    throw new Error('E2E_DATABASE_PATH is set by playwright.config.ts');
+  const db = new SqliteDatabase(databasePath, { timeout: 10_000 });
+  try {
+    db.prepare('insert into lead_flags (registration_id, flag, other_id) values (?, ?, ?)').run(
+      id,
+      flag,
+      otherId,
+    );
+  } finally {
+    db.close();
+  }
 }
 
 /** The one stored row for a phone (each sign-up uses its own), failing unless there is one. */

@@ -103,6 +103,11 @@ export const arStats = {
   teamTotal: 'مجموع الفريق',
   teamSortByClients: 'ترتيب حسب العملاء',
   teamEmpty: 'لا يوجد أعضاء في فريقك بعد',
+  // Flags and decisions on a lead's credit (docs/flags.md): how many, never which.
+  statAwaitingReview: 'بانتظار المراجعة',
+  statNotCredited: 'غير محتسبة',
+  statsReviewNote:
+    'قد تُراجع بعض التسجيلات قبل احتسابها، وما لم يُحتسب منها لا يدخل في التسجيلات ولا العملاء',
 } as const;
 
 // The provider's page of the referral programme (docs/program.md), in its own chunk; it reuses
@@ -127,6 +132,42 @@ export const arProgram = {
   none: '(بدون)',
   showAll: (count: number) => `عرض الكل (${count})`,
   download: 'تنزيل ملف CSV للفترة',
+  // The leads with a flag (docs/flags.md), decided or not; the not credited are arStats's.
+  statFlagged: 'تسجيلات للمراجعة',
+} as const;
+
+// The programme page's review list (docs/flags.md): the flagged leads awaiting a decision on
+// their credit, and the decision. In the programme's chunk, with arProgram.
+export const arReview = {
+  heading: (count: number) => `تسجيلات بانتظار المراجعة (${count})`,
+  intro: 'تسجيلات يُشك في احتسابها للمسوق: تبقى محتسبة إلى أن تقرر غير ذلك.',
+  empty: 'لا توجد تسجيلات بانتظار المراجعة',
+  // A lead's heading: when it came, and through whose link.
+  lead: (time: string, marketer: string) => `${time} — ${marketer}`,
+  phone: 'الجوال',
+  // The phone's last three digits, read out rather than the dots drawn before them.
+  phoneEnding: (digits: string) => `رقم ينتهي بـ ${digits}`,
+  reasons: 'سبب المراجعة',
+  flags: {
+    contested: 'سبق تسجيل الرقم نفسه عبر رابط آخر',
+    burst: 'تسجيلات كثيرة من الرابط في دقائق',
+    fast: 'أُرسل النموذج أسرع مما يكتبه إنسان',
+    disposable_email: 'بريد إلكتروني مؤقت',
+    same_address: 'تسجيلات كثيرة للرابط من عنوان واحد في يوم',
+  },
+  // Who had the phone first, for `contested`: a marketer, a general link, or a lead since deleted.
+  contestedBy: 'سُجّل أولاً لدى:',
+  contestedGone: 'تسجيل سابق حُذف',
+  note: 'ملاحظة (اختيارية)',
+  decision: 'القرار',
+  credited: 'محتسب',
+  notCredited: 'غير محتسب',
+  saving: 'جارٍ حفظ القرار...',
+  errorSave: 'تعذر حفظ القرار، يرجى إعادة المحاولة',
+  // A decision as recorded, shown beside the lead; who decided is isolated (U+2068 … U+2069),
+  // as a Latin id among Arabic words would otherwise move the brackets around.
+  recorded: (decision: string, by: string, time: string) =>
+    `تم تسجيل القرار: ${decision} (\u2068${by}\u2069، ${time})`,
 } as const;
 
 // What became of a lead (docs/marketer-kit.md): the labels `npm run lead -- import` accepts for

@@ -37,7 +37,14 @@ export interface MarketerStats {
    * conversion_percent: leads per hundred unique visitors, one decimal; null without visitors.
    * client_percent: clients per hundred leads, one decimal; null without leads.
    */
-  totals: LinkNumbers & { conversion_percent: number | null; client_percent: number | null };
+  totals: LinkNumbers & {
+    conversion_percent: number | null;
+    client_percent: number | null;
+    /** Of the period's leads, those flagged and not yet decided (docs/flags.md): still leads. */
+    awaiting_review: number;
+    /** The period's leads decided "not credited": in no other number. */
+    not_credited: number;
+  };
   /** null: the free trial. */
   by_package: (LinkNumbers & { package_key: string | null })[];
   /** Every day of the period, oldest first (YYYY-MM-DD, UTC). */

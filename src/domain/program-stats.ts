@@ -24,7 +24,17 @@ export interface ProgramStats {
   /** The period's first and last UTC day (YYYY-MM-DD). */
   from: string;
   to: string;
-  totals: ProgramNumbers & { contacted: number; qualified: number; lost: number };
+  /**
+   * flagged: the leads with a flag (docs/flags.md), decided or not; not_credited: those decided
+   * "not credited", in no other number.
+   */
+  totals: ProgramNumbers & {
+    contacted: number;
+    qualified: number;
+    lost: number;
+    flagged: number;
+    not_credited: number;
+  };
   /** Every day of the period, oldest first, zeros included. */
   by_day: { date: string; visits: number; leads: number; clients: number }[];
   /** Each marketer with leads in the period, most leads first; null: the general links. */

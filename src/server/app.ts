@@ -152,7 +152,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     lifecycle: services.lifecycle,
     ...signUpOptions,
   });
-  // GET /api/marketer/stats and /api/program/stats, only with MARKETER_AUTH_*: same origin
+  // GET /api/marketer/stats, /api/program/stats and /api/program/review, POST
+  // /api/program/leads/:id/review, only with MARKETER_AUTH_*: same origin
   // only, so outside the API's CORS
   if (config.marketerAuth !== undefined) {
     await app.register(statsPlugin, {
@@ -160,6 +161,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
       config: config.marketerAuth,
       now,
       database,
+      leadReviews: services.leadReviews,
     });
   }
   // POST /api/leads/:id/status, only with LEADS_API_KEY: the CRM's, outside the API's CORS

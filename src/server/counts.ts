@@ -24,17 +24,27 @@ export type CountKey = (typeof countKeys)[number];
 export const visitColumns = ['visits', 'unique_visitors'] as const;
 
 /**
- * Leads, repeats, and of the leads those whose status is now each outcome (a lead
- * counts on the day it signed up, whenever its status changed).
+ * Leads, repeats, and of the leads those whose status is now each outcome (a lead counts on the
+ * day it signed up, whenever its status changed); the leads with a flag (docs/flags.md), and
+ * those whose latest decision is "not credited", which are counted there and in none of the
+ * others (nor their outcomes). What sign_up_totals keeps of deleted sign-ups.
  */
-export const signUpColumns = [
+export const keptColumns = [
   'leads',
   'repeats',
   'contacted',
   'qualified',
   'clients',
   'lost',
+  'flagged',
+  'not_credited',
 ] as const;
+
+/**
+ * keptColumns, and the flagged leads with no decision yet: those awaiting review, which a
+ * deleted lead never is.
+ */
+export const signUpColumns = [...keptColumns, 'awaiting_review'] as const;
 
 export const countColumns = [...visitColumns, ...signUpColumns] as const;
 
@@ -247,7 +257,7 @@ function signUpRows(db: Kysely<Tables>, { keys, since, marketingIds, repeats }: 
     .selectFrom('sign_up_totals')
     .where('day', '>=', since.slice(0, 10))
     .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!))
-    .select([...keys, ...signUpColumns]);
+    .select([...keys, ...keptColumns, sql<number>`0`.as('awaiting_review')]);
   const all = storedCounts(db, { since, marketingIds, repeats, by: keys }).unionAll(deleted);
   return db
     .selectFrom(all.as('counted'))
@@ -279,7 +289,39 @@ interface StoredSignUps {
 // Of the leads of a group, those whose status is now `status`.
 const withStatus = (status: LeadStatus) =>
   sql<number>`sum(case when ${sql.ref('lead.status')} = ${sql.lit(status)} then 1 else 0 end)`;
-const none = () => outcomeColumns.map((column) => sql<number>`0`.as(column));
+// Of the leads of a group, those with no decision yet.
+const undecided = sql<number>`sum(case when exists (select 1 from lead_reviews as decision where decision.registration_id = ${sql.ref('lead.id')}) then 0 else 1 end)`;
+const zero = (columns: readonly (typeof signUpColumns)[number][]) =>
+  columns.map((column) => sql<number>`0`.as(column));
+
+/**
+ * The leads whose latest decision is "not credited": read from the decisions alone (few, beside
+ * the leads), each checked against the later ones of its lead through lead_reviews_registration.
+ */
+function notCredited(db: Kysely<Tables>) {
+  return db
+    .selectFrom('lead_reviews as review')
+    .select('review.registration_id')
+    .where('review.credited', '=', 0)
+    .where(({ eb, not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('lead_reviews as later')
+            .select(sql<number>`1`.as('one'))
+            .whereRef('later.registration_id', '=', 'review.registration_id')
+            .where((later) =>
+              later.or([
+                later('later.reviewed_at', '>', eb.ref('review.reviewed_at')),
+                later.and([
+                  later('later.reviewed_at', '=', eb.ref('review.reviewed_at')),
+                  later('later.id', '>', eb.ref('review.id')),
+                ]),
+              ]),
+            ),
+        ),
+      ),
+    );
+}
 
 /**
  * Stored sign-ups by the day each was made and its lead's link and campaign (or those of the
@@ -297,20 +339,55 @@ export function storedCounts(
   const keyOf = (submission: 'lead' | 'r', key: CountKey) =>
     key === 'day' ? day(sql.ref(`${submission}.created_at`)) : leadKey(key);
   const grouped = (submission: 'lead' | 'r') => keys.map((key) => keyOf(submission, key));
-  // A lead is its own lead: read alone, through the marketer's covering index.
-  const leads = db
-    .selectFrom('registrations as lead')
-    .where('lead.repeat_of', 'is', null)
-    .where('lead.created_at', '>=', since)
-    .$if(marketingIds !== undefined, (q) => q.where('lead.marketing_id', 'in', marketingIds!))
-    .$if(ids !== undefined, (q) => q.where('lead.id', 'in', ids!))
+  const leadsOf = () =>
+    db
+      .selectFrom('registrations as lead')
+      .where('lead.repeat_of', 'is', null)
+      .where('lead.created_at', '>=', since)
+      .$if(marketingIds !== undefined, (q) => q.where('lead.marketing_id', 'in', marketingIds!))
+      .$if(ids !== undefined, (q) => q.where('lead.id', 'in', ids!));
+  const keyed = () => keys.map((key) => keyOf('lead', key).as(key));
+  // Every lead as it came, read alone through the marketer's covering index; then the flagged
+  // leads and those not credited, each found through its own table (a set the database can
+  // start from, rather than one look-up a lead), the latter taken back out of the leads and
+  // their outcomes.
+  const leads = leadsOf()
     .select((eb) => [
-      ...keys.map((key) => keyOf('lead', key).as(key)),
+      ...keyed(),
       eb.fn.countAll<number>().as('leads'),
       sql<number>`0`.as('repeats'),
       ...outcomeColumns.map((column) => withStatus(outcomes[column]).as(column)),
+      ...zero(['flagged', 'not_credited', 'awaiting_review']),
     ])
-    .$if(keys.length > 0, (q) => q.groupBy(grouped('lead')));
+    .$if(keys.length > 0, (q) => q.groupBy(grouped('lead')))
+    .unionAll(
+      leadsOf()
+        .where('lead.id', 'in', db.selectFrom('lead_flags').select('registration_id'))
+        .select((eb) => [
+          ...keyed(),
+          ...zero(['leads', 'repeats', ...outcomeColumns]),
+          eb.fn.countAll<number>().as('flagged'),
+          sql<number>`0`.as('not_credited'),
+          undecided.as('awaiting_review'),
+        ])
+        .$if(keys.length > 0, (q) => q.groupBy(grouped('lead'))),
+    )
+    .unionAll(
+      leadsOf()
+        .where('lead.id', 'in', notCredited(db))
+        .select((eb) => [
+          ...keyed(),
+          sql<number>`-count(*)`.as('leads'),
+          sql<number>`0`.as('repeats'),
+          ...outcomeColumns.map((column) =>
+            sql<number>`-${withStatus(outcomes[column])}`.as(column),
+          ),
+          sql<number>`0`.as('flagged'),
+          eb.fn.countAll<number>().as('not_credited'),
+          sql<number>`0`.as('awaiting_review'),
+        ])
+        .$if(keys.length > 0, (q) => q.groupBy(grouped('lead'))),
+    );
   if (!repeats) return leads;
   return leads.unionAll(
     db
@@ -323,7 +400,7 @@ export function storedCounts(
         ...keys.map((key) => keyOf('r', key).as(key)),
         sql<number>`0`.as('leads'),
         eb.fn.countAll<number>().as('repeats'),
-        ...none(),
+        ...zero([...outcomeColumns, 'flagged', 'not_credited', 'awaiting_review']),
       ])
       .$if(keys.length > 0, (q) => q.groupBy(grouped('r'))),
   );

@@ -301,6 +301,7 @@ describeOnBackends('on $name', (backend) => {
       expect(Object.keys(json.submissions[0])).toEqual([
         ...exportFields,
         'status_history',
+        'reviews',
         'webhook_events',
       ]);
       expect(json.submissions[2]).toMatchObject({
@@ -355,6 +356,7 @@ describeOnBackends('on $name', (backend) => {
       expect(json.erased).toEqual({
         submissions: 3,
         status_changes: 2,
+        reviews: 0,
         webhook_events: 5,
         ids: hers,
       });
@@ -380,6 +382,7 @@ describeOnBackends('on $name', (backend) => {
       ).toEqual({
         submissions: 0,
         status_changes: 0,
+        reviews: 0,
         webhook_events: 0,
         ids: [],
       });
@@ -462,6 +465,7 @@ describeOnBackends('on $name', (backend) => {
       expect(erased.json.erased).toEqual({
         submissions: 1,
         status_changes: 0,
+        reviews: 0,
         webhook_events: 1,
         ids: [theirs!.id],
       });

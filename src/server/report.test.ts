@@ -20,11 +20,12 @@ import { buildTestApp, describeOnBackends } from '../../testing/server-test-help
 const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
 const run = promisify(execFile);
 
-const none = { contacted: 0, qualified: 0, clients: 0, lost: 0 };
+const unflagged = { flagged: 0, not_credited: 0, awaiting_review: 0 };
+const none = { contacted: 0, qualified: 0, clients: 0, lost: 0, ...unflagged };
 const outcomes = {
   seven: { ...none, clients: 1 },
-  premium: { contacted: 1, qualified: 0, clients: 1, lost: 1 },
-  general: { contacted: 2, qualified: 1, clients: 2, lost: 0 },
+  premium: { contacted: 1, qualified: 0, clients: 1, lost: 1, ...unflagged },
+  general: { contacted: 2, qualified: 1, clients: 2, lost: 0, ...unflagged },
 };
 const rows: ReportRow[] = [
   {
@@ -92,13 +93,13 @@ describe('formatReport', () => {
       [
         'Visits and sign-ups per link, all time',
         '',
-        'Marketer   Package       Visits  Unique visitors  Leads  Repeats  Conversion  Contacted  Qualified  Clients  Lost  Client rate',
-        '7          (free trial)      12                9      1        0       11.1%          0          0        1     0       100.0%',
-        '42         premium_reco      31               24      3        2       12.5%          1          0        1     1        33.3%',
-        '42         classic_reco       0                0      1        0           —          0          0        0     0         0.0%',
-        '(general)  (free trial)     120               95      6        1        6.3%          2          1        2     0        33.3%',
-        '------------------------------------------------------------------------------------------------------------------------------',
-        'Total                       163              128     11        3        8.6%          3          1        4     1        36.4%',
+        'Marketer   Package       Visits  Unique visitors  Leads  Repeats  Conversion  Contacted  Qualified  Clients  Lost  Client rate  Flagged  Not credited',
+        '7          (free trial)      12                9      1        0       11.1%          0          0        1     0       100.0%        0             0',
+        '42         premium_reco      31               24      3        2       12.5%          1          0        1     1        33.3%        0             0',
+        '42         classic_reco       0                0      1        0           —          0          0        0     0         0.0%        0             0',
+        '(general)  (free trial)     120               95      6        1        6.3%          2          1        2     0        33.3%        0             0',
+        '-----------------------------------------------------------------------------------------------------------------------------------------------------',
+        'Total                       163              128     11        3        8.6%          3          1        4     1        36.4%        0             0',
         '',
         ...reportNotes,
         '',
@@ -128,7 +129,7 @@ describe('formatReport', () => {
     expect(text.split('\n')[0]).toBe(
       'Visits and sign-ups per link, since 2025-03-01T00:00:00.000Z',
     );
-    expect(text).toMatch(/^Total +0 +0 +0 +0 +— +0 +0 +0 +0 +—$/m);
+    expect(text).toMatch(/^Total +0 +0 +0 +0 +— +0 +0 +0 +0 +— +0 +0$/m);
   });
 
   it('writes CSV: one row per link, no total, empty for none, formulas disarmed', () => {
@@ -136,12 +137,12 @@ describe('formatReport', () => {
     expect(csv).toBe(
       '\uFEFF' +
         [
-          'marketing_id,package_key,visits,unique_visitors,leads,repeats,conversion_percent,contacted,qualified,clients,lost,client_percent',
-          '7,,12,9,1,0,11.1,0,0,1,0,100.0',
-          '42,premium_reco,31,24,3,2,12.5,1,0,1,1,33.3',
-          '42,classic_reco,0,0,1,0,,0,0,0,0,0.0',
-          ',,120,95,6,1,6.3,2,1,2,0,33.3',
-          "'=1+1,,12,9,1,0,11.1,0,0,1,0,100.0",
+          'marketing_id,package_key,visits,unique_visitors,leads,repeats,conversion_percent,contacted,qualified,clients,lost,client_percent,flagged,not_credited',
+          '7,,12,9,1,0,11.1,0,0,1,0,100.0,0,0',
+          '42,premium_reco,31,24,3,2,12.5,1,0,1,1,33.3,0,0',
+          '42,classic_reco,0,0,1,0,,0,0,0,0,0.0,0,0',
+          ',,120,95,6,1,6.3,2,1,2,0,33.3,0,0',
+          "'=1+1,,12,9,1,0,11.1,0,0,1,0,100.0,0,0",
           '',
         ].join('\r\n'),
     );
@@ -231,24 +232,24 @@ describeOnBackends('on $name', (backend) => {
       expect(table.split('\n').slice(0, 7)).toEqual([
         'Visits and sign-ups per link, since 2025-03-02T00:00:00.000Z',
         '',
-        'Marketer   Package       Visits  Unique visitors  Leads  Repeats  Conversion  Contacted  Qualified  Clients  Lost  Client rate',
-        '7          (free trial)       0                0      1        0           —          1          0        0     0         0.0%',
-        '42         premium_reco       4                4      2        1       50.0%          0          0        1     1        50.0%',
-        '(general)  (free trial)       1                1      0        0        0.0%          0          0        0     0            —',
-        '------------------------------------------------------------------------------------------------------------------------------',
+        'Marketer   Package       Visits  Unique visitors  Leads  Repeats  Conversion  Contacted  Qualified  Clients  Lost  Client rate  Flagged  Not credited',
+        '7          (free trial)       0                0      1        0           —          1          0        0     0         0.0%        0             0',
+        '42         premium_reco       4                4      2        1       50.0%          0          0        1     1        50.0%        0             0',
+        '(general)  (free trial)       1                1      0        0        0.0%          0          0        0     0            —        0             0',
+        '-----------------------------------------------------------------------------------------------------------------------------------------------------',
       ]);
       expect(table.split('\n')[7]).toBe(
-        'Total                         5                5      3        1       60.0%          1          0        1     1        33.3%',
+        'Total                         5                5      3        1       60.0%          1          0        1     1        33.3%        0             0',
       );
 
       const csv = await run(tsx, ['src/server/cli/tasjeel.ts', 'report', '--format', 'csv'], {
         env: { ...process.env, ...env },
       });
       expect(csv.stdout.slice(1).split('\r\n')).toEqual([
-        'marketing_id,package_key,visits,unique_visitors,leads,repeats,conversion_percent,contacted,qualified,clients,lost,client_percent',
-        '7,,0,0,1,0,,1,0,0,0,0.0',
-        '42,premium_reco,5,5,3,1,60.0,0,0,2,1,66.7',
-        ',,1,1,0,0,0.0,0,0,0,0,',
+        'marketing_id,package_key,visits,unique_visitors,leads,repeats,conversion_percent,contacted,qualified,clients,lost,client_percent,flagged,not_credited',
+        '7,,0,0,1,0,,1,0,0,0,0.0,0,0',
+        '42,premium_reco,5,5,3,1,60.0,0,0,2,1,66.7,0,0',
+        ',,1,1,0,0,0.0,0,0,0,0,,0,0',
         '',
       ]);
     }, 30_000);
@@ -290,20 +291,20 @@ describe('the report per campaign', () => {
     expect(formatCampaignReport(report, 'table').split('\n').slice(0, 9)).toEqual([
       'Visits and sign-ups per campaign, all time',
       '',
-      'Source    Campaign  Visits  Unique visitors  Leads  Repeats  Conversion  Contacted  Qualified  Clients  Lost  Client rate',
-      'qr        (none)         4                4      0        0        0.0%          0          0        0     0            —',
-      'snapchat  ramadan       30               20      5        1       25.0%          1          0        1     1        20.0%',
-      'whatsapp  (none)         0                0      2        0           —          0          0        0     0         0.0%',
-      '(none)    (none)        50               40      4        0       10.0%          2          1        2     0        50.0%',
-      '-------------------------------------------------------------------------------------------------------------------------',
-      'Total                   84               64     11        1       17.2%          3          1        3     1        27.3%',
+      'Source    Campaign  Visits  Unique visitors  Leads  Repeats  Conversion  Contacted  Qualified  Clients  Lost  Client rate  Flagged  Not credited',
+      'qr        (none)         4                4      0        0        0.0%          0          0        0     0            —        0             0',
+      'snapchat  ramadan       30               20      5        1       25.0%          1          0        1     1        20.0%        0             0',
+      'whatsapp  (none)         0                0      2        0           —          0          0        0     0         0.0%        0             0',
+      '(none)    (none)        50               40      4        0       10.0%          2          1        2     0        50.0%        0             0',
+      '------------------------------------------------------------------------------------------------------------------------------------------------',
+      'Total                   84               64     11        1       17.2%          3          1        3     1        27.3%        0             0',
     ]);
     expect(formatCampaignReport(report, 'table')).toContain(campaignReportNotes[0]);
     expect(formatCampaignReport([{ ...report[0]!, utm_campaign: '=1+1' }], 'csv')).toBe(
       '\uFEFF' +
         [
-          'utm_source,utm_campaign,visits,unique_visitors,leads,repeats,conversion_percent,contacted,qualified,clients,lost,client_percent',
-          "qr,'=1+1,4,4,0,0,0.0,0,0,0,0,",
+          'utm_source,utm_campaign,visits,unique_visitors,leads,repeats,conversion_percent,contacted,qualified,clients,lost,client_percent,flagged,not_credited',
+          "qr,'=1+1,4,4,0,0,0.0,0,0,0,0,,0,0",
           '',
         ].join('\r\n'),
     );
@@ -372,12 +373,12 @@ describeOnBackends('on $name', (backend) => {
     expect(table.split('\n').slice(0, 8)).toEqual([
       'Visits and sign-ups per campaign, all time',
       '',
-      'Source    Campaign  Visits  Unique visitors  Leads  Repeats  Conversion  Contacted  Qualified  Clients  Lost  Client rate',
-      'snapchat  ramadan        3                3      1        1       33.3%          0          0        0     0         0.0%',
-      'whatsapp  (none)         1                1      1        0      100.0%          0          0        0     0         0.0%',
-      '(none)    (none)         2                2      0        0        0.0%          0          0        0     0            —',
-      '-------------------------------------------------------------------------------------------------------------------------',
-      'Total                    6                6      2        1       33.3%          0          0        0     0         0.0%',
+      'Source    Campaign  Visits  Unique visitors  Leads  Repeats  Conversion  Contacted  Qualified  Clients  Lost  Client rate  Flagged  Not credited',
+      'snapchat  ramadan        3                3      1        1       33.3%          0          0        0     0         0.0%        0             0',
+      'whatsapp  (none)         1                1      1        0      100.0%          0          0        0     0         0.0%        0             0',
+      '(none)    (none)         2                2      0        0        0.0%          0          0        0     0            —        0             0',
+      '------------------------------------------------------------------------------------------------------------------------------------------------',
+      'Total                    6                6      2        1       33.3%          0          0        0     0         0.0%        0             0',
     ]);
 
     // The report per link is the same as ever: one link, all its visits and sign-ups.
@@ -390,6 +391,6 @@ describeOnBackends('on $name', (backend) => {
         err: (text) => expect.fail(text),
       },
     );
-    expect(byLink.slice(1).split('\r\n')[1]).toBe('42,premium_reco,6,6,2,1,33.3,0,0,0,0,0.0');
+    expect(byLink.slice(1).split('\r\n')[1]).toBe('42,premium_reco,6,6,2,1,33.3,0,0,0,0,0.0,0,0');
   }, 30_000);
 });

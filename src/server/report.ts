@@ -25,6 +25,7 @@ export const reportNotes = [
   'Deleted submissions (RETENTION_DAYS, erasure) are still counted, from daily totals.',
   'Conversion is leads / unique visitors. "(general)" is a link without a marketer; link-preview fetchers are not visits.',
   "Contacted, qualified, clients and lost are leads whose status in the provider's CRM is that now (npm run lead, POST /api/leads/:id/status), counted on the day each lead signed up; the client rate is clients / leads.",
+  'Flagged is leads with a doubt on their credit (docs/flags.md), counted among the leads until decided; not credited is leads whose latest decision took their credit, counted there and in no other column.',
 ];
 
 export const campaignReportNotes = [
@@ -140,6 +141,7 @@ function formatRows<Row extends Counts>(
       ...layout.csvHeadings,
       'visits,unique_visitors,leads,repeats,conversion_percent',
       'contacted,qualified,clients,lost,client_percent',
+      'flagged,not_credited',
     ].join(',');
     const rate = (part: number, whole: number) => percent(part, whole)?.toFixed(1) ?? '';
     const lines = rows.map((row) =>
@@ -152,6 +154,8 @@ function formatRows<Row extends Counts>(
         rate(row.leads, row.unique_visitors),
         ...outcomeColumns.map((outcome) => row[outcome]),
         rate(row.clients, row.leads),
+        row.flagged,
+        row.not_credited,
       ].join(','),
     );
     return csvText([header, ...lines]);
@@ -166,6 +170,8 @@ function formatRows<Row extends Counts>(
     conversionRate(row.leads, row.unique_visitors),
     ...outcomeColumns.map((outcome) => String(row[outcome])),
     conversionRate(row.clients, row.leads),
+    String(row.flagged),
+    String(row.not_credited),
   ];
   const table = [
     [
@@ -180,6 +186,8 @@ function formatRows<Row extends Counts>(
       'Clients',
       'Lost',
       'Client rate',
+      'Flagged',
+      'Not credited',
     ],
     ...rows.map((row) => {
       const [first, second] = layout.labels(row);

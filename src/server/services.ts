@@ -4,6 +4,7 @@ import { describeError, openDatabase } from './db/database';
 import { migrateToLatest } from './db/migrate';
 import type { Database } from './db/schema';
 import type { Config } from './env';
+import { createLeadReviews, type LeadReviews } from './leads/lead-reviews';
 import { createLeadStatuses, type LeadStatuses } from './leads/lead-statuses';
 import { createMetrics, type Metrics } from './metrics';
 import { createProofOfWork, type ProofOfWork } from './registrations/proof-of-work';
@@ -29,6 +30,8 @@ export interface Services {
   registrations: RegistrationRepository;
   /** What became of each lead (POST /api/leads/:id/status). */
   leadStatuses: LeadStatuses;
+  /** The decisions on leads' credit (POST /api/program/leads/:id/review). */
+  leadReviews: LeadReviews;
   /** Notes page visits in memory; plugins/visits.ts writes them every second. */
   visits: VisitCounter;
   /** The webhook events (plugins/webhooks.ts delivers them). */
@@ -99,6 +102,7 @@ export async function createServices(
     metrics,
     registrations,
     leadStatuses: createLeadStatuses(database),
+    leadReviews: createLeadReviews(database),
     visits: createVisitCounter(createVisitRepository(database), { salts, now, log }),
     outbox: createOutbox(database),
     // One for the API and the pages' form posts; a solved challenge is spent with its sign-up.

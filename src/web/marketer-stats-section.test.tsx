@@ -18,6 +18,8 @@ const stats: MarketerStats = {
     clients: 6,
     conversion_percent: 2.5,
     client_percent: 20,
+    awaiting_review: 2,
+    not_credited: 1,
   },
   by_package: [
     { package_key: null, visits: 1000, unique_visitors: 960, leads: 20, sign_ups: 20, clients: 2 },
@@ -106,9 +108,26 @@ describe('the numbers on the link page', () => {
       name: new RegExp(packageLabels.premium_reco),
     });
     expect(within(premium).getAllByRole('cell').at(-1)).toHaveTextContent('4');
+    // How many of their leads await review and how many were not credited, never which.
+    expect(total(arStats.statAwaitingReview)).toHaveTextContent('2');
+    expect(total(arStats.statNotCredited)).toHaveTextContent('1');
+    expect(within(region).getByText(arStats.statsReviewNote)).toBeVisible();
     // A marketer has no team.
     expect(within(region).queryByRole('region', { name: arStats.teamHeading })).toBeNull();
     expect(within(region).queryByText(arStats.teamEmpty)).toBeNull();
+  });
+
+  it('says nothing of reviews to a marketer with no flagged or decided lead', async () => {
+    turnOn();
+    stubFetch(() =>
+      json({ ...stats, totals: { ...stats.totals, awaiting_review: 0, not_credited: 0 } }),
+    );
+    renderApp(path);
+    const region = await screen.findByRole('region', { name: arStats.heading });
+    await within(region).findByText(arStats.statClientRate);
+    expect(within(region).queryByText(arStats.statAwaitingReview)).toBeNull();
+    expect(within(region).queryByText(arStats.statNotCredited)).toBeNull();
+    expect(within(region).queryByText(arStats.statsReviewNote)).toBeNull();
   });
 
   it('shows a team leader their members in a table that sorts by clients', async () => {
@@ -206,6 +225,8 @@ describe('the numbers on the link page', () => {
         clients: 0,
         conversion_percent: null,
         client_percent: null,
+        awaiting_review: 0,
+        not_credited: 0,
       },
       by_package: [],
     };

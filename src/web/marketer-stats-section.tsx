@@ -42,9 +42,11 @@ export function MarketerStatsSection({ storageKey }: { storageKey: string }) {
 
 function Numbers({ stats }: { stats: MarketerStats }) {
   const { totals } = stats;
-  if (totals.visits === 0 && totals.leads === 0) {
+  if (totals.visits === 0 && totals.leads === 0 && totals.not_credited === 0) {
     return <p className="message">{arStats.statsEmpty}</p>;
   }
+  // Shown to a marketer whose leads were flagged or decided on, and to no other.
+  const reviewed = totals.awaiting_review > 0 || totals.not_credited > 0;
   return (
     <>
       <dl className="totals">
@@ -54,8 +56,18 @@ function Numbers({ stats }: { stats: MarketerStats }) {
         <Total label={arStats.statConversion} value={formatRate(totals.conversion_percent)} />
         <Total label={arStats.statClients} value={formatNumber(totals.clients)} />
         <Total label={arStats.statClientRate} value={formatRate(totals.client_percent)} />
+        {reviewed && (
+          <>
+            <Total
+              label={arStats.statAwaitingReview}
+              value={formatNumber(totals.awaiting_review)}
+            />
+            <Total label={arStats.statNotCredited} value={formatNumber(totals.not_credited)} />
+          </>
+        )}
       </dl>
       <p className="note">{arStats.statsPeriodNote}</p>
+      {reviewed && <p className="note">{arStats.statsReviewNote}</p>}
       <DailyChart days={stats.by_day} />
       <ScrollingTable caption={arStats.statsByPackage} id="packages-caption">
         <thead>

@@ -38,3 +38,17 @@ export function fetchWithToken(url: string, storageKey: string, signal: AbortSig
     signal,
   });
 }
+
+/** A POST of JSON to the numbers' API with the stored token, when there is one. */
+export function postWithToken(url: string, storageKey: string, body: unknown) {
+  const token = storedToken(storageKey);
+  return fetch(url, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: {
+      'content-type': 'application/json',
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+    },
+    body: JSON.stringify(body),
+  });
+}

@@ -1,10 +1,11 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ar, arProgram, arStats } from '../domain/catalogue';
+import { ar, arProgram, arReview, arStats } from '../domain/catalogue';
+import { leadReviewPath, reviewListPath, type ReviewList } from '../domain/lead-review';
 import { marketerStatsMeta } from '../domain/marketer-stats';
 import { packageLabels } from '../domain/packages';
 import type { ProgramNumbers, ProgramStats } from '../domain/program-stats';
-import { formatDate } from './stats-format';
+import { formatDate, formatTime } from './stats-format';
 import { renderApp } from './test-helpers';
 
 const path = '/register/program';
@@ -44,6 +45,8 @@ const stats: ProgramStats = {
     lost: 35,
     conversion_percent: 12.5,
     client_percent: 7.2,
+    flagged: 14,
+    not_credited: 3,
   },
   by_day: [...days, '2026-11-23'].map((date, index) => ({
     date,
@@ -64,8 +67,40 @@ const stats: ProgramStats = {
   ],
 };
 
-function stubFetch(answer: () => Promise<Response>) {
-  const fetch = vi.fn<typeof globalThis.fetch>(answer);
+// Two flagged leads awaiting a decision: one contested by marketer m-7's earlier lead.
+const reviewList: ReviewList = {
+  count: 2,
+  leads: [
+    {
+      id: 'b5d2c0de-0000-4000-8000-000000000002',
+      created_at: '2026-11-23T09:30:00.000Z',
+      marketing_id: 'm-42',
+      package_key: 'premium_reco',
+      phone_end: '678',
+      flags: [
+        { flag: 'contested', other: { marketing_id: 'm-7' } },
+        { flag: 'same_address', other: null },
+      ],
+    },
+    {
+      id: 'b5d2c0de-0000-4000-8000-000000000001',
+      created_at: '2026-11-23T08:00:00.000Z',
+      marketing_id: null,
+      package_key: null,
+      phone_end: '101',
+      flags: [{ flag: 'fast', other: null }],
+    },
+  ],
+};
+
+/** The server's answers: the review list at its path, `answer` at any other. */
+const answering =
+  (answer: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>) =>
+  (input: RequestInfo | URL, init?: RequestInit) =>
+    String(input) === reviewListPath ? json(reviewList) : answer(input, init);
+
+function stubFetch(answer: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>) {
+  const fetch = vi.fn<typeof globalThis.fetch>(answering(answer));
   vi.stubGlobal('fetch', fetch);
   return fetch;
 }
@@ -121,6 +156,8 @@ describe('the programme page', () => {
     expect(total(arProgram.statLost)).toBe('35');
     expect(total(arStats.statConversion)).toMatch(/12\.5/);
     expect(total(arStats.statClientRate)).toMatch(/7\.2/);
+    expect(total(arProgram.statFlagged)).toBe('14');
+    expect(total(arStats.statNotCredited)).toBe('3');
   });
 
   it('asks again for the period picked', async () => {
@@ -262,7 +299,7 @@ describe('the programme page', () => {
     const fetch = stubFetch(() => json({ error: ar.errorGeneric }, 503));
     renderApp(path);
     expect(await screen.findByRole('alert')).toHaveTextContent(arStats.errorStats);
-    fetch.mockImplementation(() => json(stats));
+    fetch.mockImplementation(answering(() => json(stats)));
     fireEvent.click(screen.getByRole('button', { name: arStats.buttonRetry }));
     expect(await screen.findByText(arProgram.statLost)).toBeInTheDocument();
     expect(screen.queryByRole('alert')).toBeNull();
@@ -287,5 +324,109 @@ describe('the programme page', () => {
     expect(await screen.findByText(arProgram.off)).toBeInTheDocument();
     expect(screen.getByRole('heading', { level: 1, name: arProgram.heading })).toBeVisible();
     expect(fetch).not.toHaveBeenCalled();
+  });
+});
+
+describe('the review list', () => {
+  const list = () => screen.getByRole('region', { name: arReview.heading(2) });
+  const lead = (time: string, marketer: string) =>
+    within(list()).getByRole('article', { name: arReview.lead(formatTime(time), marketer) });
+
+  it('lists the flagged leads awaiting a decision, their count in its heading, with no person', async () => {
+    await openPage();
+    await within(await screen.findByRole('region', { name: arReview.heading(2) })).findAllByRole(
+      'article',
+    );
+    const contested = lead('2026-11-23T09:30:00.000Z', 'm-42');
+    expect(within(contested).getByText(packageLabels.premium_reco)).toBeVisible();
+    expect(within(contested).getByText('•••••••••678')).toBeInTheDocument();
+    expect(within(contested).getByText(arReview.phoneEnding('678'))).toBeInTheDocument();
+    const reasons = within(contested).getByRole('list', { name: arReview.reasons });
+    expect(
+      within(reasons)
+        .getAllByRole('listitem')
+        .map((item) => item.textContent),
+    ).toEqual([
+      `${arReview.flags.contested}، ${arReview.contestedBy} m-7`,
+      arReview.flags.same_address,
+    ]);
+    const general = lead('2026-11-23T08:00:00.000Z', arProgram.general);
+    expect(within(general).getByText(ar.headingFreeTrial)).toBeVisible();
+    expect(within(general).getByText(arReview.flags.fast)).toBeVisible();
+    // The newest first, as the server sends them.
+    expect(within(list()).getAllByRole('article')[0]).toBe(contested);
+  });
+
+  it('records a decision with its note, shows it beside the lead, and counts one fewer', async () => {
+    const fetch = await openPage();
+    await within(await screen.findByRole('region', { name: arReview.heading(2) })).findAllByRole(
+      'article',
+    );
+    const [first] = reviewList.leads;
+    const recorded = {
+      id: first!.id,
+      credited: false,
+      reviewed_by: 'manager-1',
+      reviewed_at: '2026-11-23T10:00:00.000Z',
+      note: 'the same person',
+    };
+    let answer: (response: Response) => void = () => {};
+    fetch.mockImplementation(answering(() => new Promise((resolve) => (answer = resolve))));
+    const contested = lead('2026-11-23T09:30:00.000Z', 'm-42');
+    fireEvent.change(within(contested).getByRole('textbox', { name: arReview.note }), {
+      target: { value: 'the same person' },
+    });
+    fireEvent.click(within(contested).getByRole('button', { name: arReview.notCredited }));
+    expect(await within(contested).findByRole('status')).toHaveTextContent(arReview.saving);
+    expect(within(contested).getByRole('group', { name: arReview.decision })).toBeDisabled();
+    expect(fetch).toHaveBeenLastCalledWith(
+      leadReviewPath(first!.id),
+      expect.objectContaining({
+        method: 'POST',
+        body: JSON.stringify({ credited: false, note: 'the same person' }),
+        headers: expect.objectContaining({ authorization: 'Bearer eyJ.admin.token' }) as unknown,
+      }),
+    );
+    answer(Response.json(recorded));
+    expect(
+      await screen.findByRole('heading', { level: 2, name: arReview.heading(1) }),
+    ).toBeVisible();
+    const decided = screen.getByRole('article', {
+      name: arReview.lead(formatTime('2026-11-23T09:30:00.000Z'), 'm-42'),
+    });
+    expect(within(decided).getByRole('status')).toHaveTextContent(
+      arReview.recorded(arReview.notCredited, 'manager-1', formatTime(recorded.reviewed_at)),
+    );
+  });
+
+  it('says when a decision could not be saved, keeps the note, and saves it on the next press', async () => {
+    const fetch = await openPage();
+    await within(await screen.findByRole('region', { name: arReview.heading(2) })).findAllByRole(
+      'article',
+    );
+    fetch.mockImplementation(answering(() => json({ error: ar.errorGeneric }, 503)));
+    const general = lead('2026-11-23T08:00:00.000Z', arProgram.general);
+    const note = within(general).getByRole('textbox', { name: arReview.note });
+    fireEvent.change(note, { target: { value: 'checked by phone' } });
+    fireEvent.click(within(general).getByRole('button', { name: arReview.credited }));
+    expect(await within(general).findByRole('alert')).toHaveTextContent(arReview.errorSave);
+    expect(note).toHaveValue('checked by phone');
+
+    fetch.mockImplementation(
+      answering(() =>
+        json({
+          id: reviewList.leads[1]!.id,
+          credited: true,
+          reviewed_by: 'manager-1',
+          reviewed_at: '2026-11-23T10:05:00.000Z',
+          note: 'checked by phone',
+        }),
+      ),
+    );
+    fireEvent.click(within(general).getByRole('button', { name: arReview.credited }));
+    await waitFor(() => expect(within(general).queryByRole('alert')).toBeNull());
+    expect(within(general).getByRole('status')).toHaveTextContent(
+      arReview.recorded(arReview.credited, 'manager-1', formatTime('2026-11-23T10:05:00.000Z')),
+    );
   });
 });

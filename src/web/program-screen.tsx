@@ -8,6 +8,7 @@ import { PeriodControls } from './period-controls';
 import { usePeriodStats } from './use-period-stats';
 import { platformTokenKey } from './platform-token';
 import { programCsv, programCsvName } from './program-csv';
+import { ReviewList } from './review-list';
 import { ScrollingTable } from './scrolling-table';
 import { formatNumber, formatRate } from './stats-format';
 import { Total } from './stats-total';
@@ -21,7 +22,7 @@ const refusals: Record<number, string> = {
 /**
  * The provider's page of the referral programme (docs/program.md), for the platform's token of
  * a programme role: the period's numbers, each day, and the marketers, campaigns and packages
- * ranked. Loaded with import() by this route only.
+ * ranked; then the flagged leads awaiting a decision on their credit. Loaded with import() by this route only.
  */
 export function ProgramScreen() {
   const storageKey = platformTokenKey();
@@ -53,10 +54,13 @@ function Program({ storageKey }: { storageKey: string }) {
   }
 
   return (
-    <div aria-busy={loaded.kind === 'loading'}>
-      <PeriodControls {...period} />
-      {loaded.kind === 'stats' && <Report stats={loaded.stats} />}
-    </div>
+    <>
+      <div aria-busy={loaded.kind === 'loading'}>
+        <PeriodControls {...period} />
+        {loaded.kind === 'stats' && <Report stats={loaded.stats} />}
+      </div>
+      <ReviewList storageKey={storageKey} />
+    </>
   );
 }
 
@@ -92,6 +96,8 @@ function Report({ stats }: { stats: ProgramStats }) {
         <Total label={arProgram.statLost} value={formatNumber(totals.lost)} />
         <Total label={arStats.statConversion} value={formatRate(totals.conversion_percent)} />
         <Total label={arStats.statClientRate} value={formatRate(totals.client_percent)} />
+        <Total label={arProgram.statFlagged} value={formatNumber(totals.flagged)} />
+        <Total label={arStats.statNotCredited} value={formatNumber(totals.not_credited)} />
       </dl>
       <p className="note">{arStats.statsPeriodNote}</p>
       <div className="actions">

@@ -14,6 +14,14 @@ const dates = new Intl.DateTimeFormat('ar', {
   timeZone: 'UTC',
 });
 
+const times = new Intl.DateTimeFormat('ar', {
+  numberingSystem: 'latn',
+  day: 'numeric',
+  month: 'long',
+  hour: 'numeric',
+  minute: '2-digit',
+});
+
 /** A count, as the numbers' pages show it. */
 export const formatNumber = (value: number) => numbers.format(value);
 
@@ -23,3 +31,6 @@ export const formatRate = (value: number | null) =>
 
 /** A UTC day of the API (YYYY-MM-DD): its day and month. */
 export const formatDate = (date: string) => dates.format(new Date(`${date}T00:00:00Z`));
+
+/** A moment of the API (ISO), in the reader's own time: its day, month, hour and minute. */
+export const formatTime = (time: string) => times.format(new Date(time));

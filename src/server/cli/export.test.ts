@@ -13,6 +13,7 @@ import { loadConfig } from '../env';
 import { csvCell } from '../../domain/csv';
 import { exportCommand, exportFields, formatRegistrations } from './export';
 import type { StoredRegistration } from '../registrations/registration-repository';
+import type { LeadFlag } from '../../domain/lead-review';
 import { buildTestApp, describeOnBackends } from '../../../testing/server-test-helpers';
 
 const quiet = { out: () => {}, err: () => {} };
@@ -58,22 +59,25 @@ const tricky: StoredRegistration = {
   consent: { privacyUrl: '', privacyVersion: '', channel: '', attested: false },
 };
 
+// Sara's lead was flagged twice (in the order the flags are listed); the other row not at all.
+const flagged = new Map([[sara.id, ['contested', 'fast'] as LeadFlag[]]]);
+
 describe('formatRegistrations', () => {
   it('writes CSV with a BOM, a header, CRLF and Arabic intact', () => {
-    const csv = formatRegistrations([sara], 'csv');
+    const csv = formatRegistrations([sara], flagged, 'csv');
     expect(csv.startsWith('\uFEFF')).toBe(true);
     expect(csv.slice(1).split('\r\n')).toEqual([
       exportFields.join(','),
-      `${sara.id},${sara.createdAt},${sara.name},,${sara.phone},${sara.notes},42,premium_reco,marketer_link,,snapchat,,ramadan,,,https://provider.example/privacy,2026-11,api,client,2025-03-04T10:00:00.000Z,true`,
+      `${sara.id},${sara.createdAt},${sara.name},,${sara.phone},${sara.notes},42,premium_reco,marketer_link,,snapchat,,ramadan,,,https://provider.example/privacy,2026-11,api,client,2025-03-04T10:00:00.000Z,true,contested fast`,
       '',
     ]);
   });
 
   it('quotes as RFC 4180 says and disarms formulas', () => {
-    const row = formatRegistrations([tricky], 'csv').split('\r\n')[1];
+    const row = formatRegistrations([tricky], flagged, 'csv').split('\r\n')[1];
     expect(row).toBe(
       `${tricky.id},${tricky.createdAt},"'=HYPERLINK(""http://evil.example"",""نعم, لا"")",` +
-        `a@example.com,966512345678,"line one\nline two",,,,${sara.id},,,,,,,,,,,false`,
+        `a@example.com,966512345678,"line one\nline two",,,,${sara.id},,,,,,,,,,,false,`,
     );
   });
 
@@ -89,7 +93,7 @@ describe('formatRegistrations', () => {
   });
 
   it('writes JSON Lines, one object a line, null for absent values', () => {
-    const lines = formatRegistrations([sara, tricky], 'jsonl').split('\n');
+    const lines = formatRegistrations([sara, tricky], flagged, 'jsonl').split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[2]).toBe('');
     expect(JSON.parse(lines[0] ?? '')).toEqual({
@@ -114,6 +118,7 @@ describe('formatRegistrations', () => {
       status: 'client',
       status_changed_at: '2025-03-04T10:00:00.000Z',
       privacy_attested: true,
+      flags: 'contested fast',
     });
     expect(JSON.parse(lines[1] ?? '')).toMatchObject({
       repeat_of: sara.id,
@@ -123,13 +128,14 @@ describe('formatRegistrations', () => {
       status: null,
       status_changed_at: null,
       privacy_attested: false,
+      flags: '',
     });
     expect(Object.keys(JSON.parse(lines[1] ?? ''))).toEqual([...exportFields]);
   });
 
   it('writes only the header when there is nothing to export', () => {
-    expect(formatRegistrations([], 'csv')).toBe(`\uFEFF${exportFields.join(',')}\r\n`);
-    expect(formatRegistrations([], 'jsonl')).toBe('');
+    expect(formatRegistrations([], flagged, 'csv')).toBe(`\uFEFF${exportFields.join(',')}\r\n`);
+    expect(formatRegistrations([], flagged, 'jsonl')).toBe('');
   });
 });
 
@@ -211,8 +217,8 @@ describeOnBackends('on $name', (backend) => {
       expect(csv).toContain(`,${values.name},,${values.phone},`);
     });
 
-    it('shows a repeat with repeat_of, the first row id, before the campaign and consent columns', async () => {
-      const { app, databaseUrl } = await buildTestApp(backend);
+    it('shows a repeat with repeat_of, the first row id, before the campaign and consent columns, and the flags last', async () => {
+      const { app, databaseUrl, services } = await buildTestApp(backend);
       const post = (name: string) =>
         app.inject({
           method: 'POST',
@@ -221,6 +227,14 @@ describeOnBackends('on $name', (backend) => {
         });
       const { id } = (await post('سارة')).json<{ id: string }>();
       await post('سارة أحمد');
+      // Flags as the sign-up's checks store them (docs/flags.md), in any order.
+      await services.database.db
+        .insertInto('lead_flags')
+        .values([
+          { registration_id: id, flag: 'burst', other_id: null },
+          { registration_id: id, flag: 'contested', other_id: id },
+        ])
+        .execute();
 
       let csv = '';
       const env = { DATABASE_URL: databaseUrl };
@@ -233,14 +247,17 @@ describeOnBackends('on $name', (backend) => {
       expect(
         lines[0]?.endsWith(
           ',source,repeat_of,utm_source,utm_medium,utm_campaign,utm_term,utm_content' +
-            ',privacy_url,privacy_version,channel,status,status_changed_at,privacy_attested',
+            ',privacy_url,privacy_version,channel,status,status_changed_at,privacy_attested,flags',
         ),
       ).toBe(true);
       // No PRIVACY_URL: the notice is empty; both came by the API. A lead is new until its
       // status changes; a repeat's status is its lead's, so empty.
-      // Neither named a notice it was shown: not attested.
-      expect(lines[1]).toMatch(new RegExp(`^${id},.*,سارة,.*,,,,,,,,,api,new,,false$`));
-      expect(lines[2]).toMatch(new RegExp(`,سارة أحمد,.*,${id},,,,,,,,api,,,false$`));
+      // Neither named a notice it was shown: not attested. The lead's flags by name, in their
+      // order, never the other lead a flag names; the repeat has none.
+      expect(lines[1]).toMatch(
+        new RegExp(`^${id},.*,سارة,.*,,,,,,,,,api,new,,false,contested burst$`),
+      );
+      expect(lines[2]).toMatch(new RegExp(`,سارة أحمد,.*,${id},,,,,,,,api,,,false,$`));
     });
 
     it('records the notice each submission was shown and its channel: the API’s and the form’s', async () => {
@@ -297,14 +314,14 @@ describeOnBackends('on $name', (backend) => {
       const lines = csv.slice(1).trimEnd().split('\r\n');
       expect(
         lines[0]?.endsWith(
-          ',privacy_url,privacy_version,channel,status,status_changed_at,privacy_attested',
+          ',privacy_url,privacy_version,channel,status,status_changed_at,privacy_attested,flags',
         ),
       ).toBe(true);
       expect(lines.find((line) => line.includes(',966500000001,'))).toMatch(
-        /,https:\/\/provider\.example\/privacy,2026-11,api,new,,false$/,
+        /,https:\/\/provider\.example\/privacy,2026-11,api,new,,false,$/,
       );
       expect(lines.find((line) => line.includes(',966500000002,'))).toMatch(
-        /,https:\/\/provider\.example\/privacy,2026-11,form,new,,false$/,
+        /,https:\/\/provider\.example\/privacy,2026-11,form,new,,false,$/,
       );
     });
 
@@ -370,7 +387,7 @@ describeOnBackends('on $name', (backend) => {
       );
       expect(csv.stdout.startsWith(`\uFEFF${exportFields.join(',')}\r\n`)).toBe(true);
       expect(csv.stdout).toContain(`,${values.name},,${values.phone},`);
-      expect(csv.stdout).toContain(',snapchat,,رمضان,,,,,api,new,,false\r\n');
+      expect(csv.stdout).toContain(',snapchat,,رمضان,,,,,api,new,,false,\r\n');
 
       const bad = await run(tsx, ['src/server/cli/tasjeel.ts', 'export', '--format', 'pdf'], {
         env,

@@ -1,20 +1,25 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import { csvCell, csvText } from '../../domain/csv';
 import { defineCommand, parseSince } from './command';
-import { registrationColumns } from '../db/schema';
+import { registrationColumns, type LeadFlag } from '../db/schema';
+import { flagNames } from '../leads/flag-names';
 import {
   createRegistrationRepository,
   type StoredRegistration,
 } from '../registrations/registration-repository';
 
-// The export is the table: its columns, in its order.
-export const exportFields = registrationColumns;
+// The export is the table: its columns, in its order, then the submission's flags.
+export const exportFields = [...registrationColumns, 'flags'] as const;
 
 export type ExportFormat = 'csv' | 'jsonl';
 
-/** A submission as the export writes it, and as `npm run person` shows it: the table's names. */
+/**
+ * A submission as the export writes it, and as `npm run person` shows it: the table's names, and
+ * its flags' names (docs/flags.md) separated by spaces, '' for none.
+ */
 export function exportRecord(
   row: StoredRegistration,
+  flags: readonly LeadFlag[],
 ): Record<(typeof exportFields)[number], string | boolean | null> {
   return {
     id: row.id,
@@ -38,6 +43,7 @@ export function exportRecord(
     status: row.status,
     status_changed_at: row.statusChangedAt,
     privacy_attested: row.consent.attested,
+    flags: flags.join(' '),
   };
 }
 
@@ -45,8 +51,12 @@ export function exportRecord(
  * The leads as a file: CSV (RFC 4180, CRLF, with a UTF-8 byte order mark so that Excel reads
  * the Arabic as Arabic) or JSON Lines (one object a line, null for an absent value).
  */
-export function formatRegistrations(rows: StoredRegistration[], format: ExportFormat): string {
-  const records = rows.map(exportRecord);
+export function formatRegistrations(
+  rows: StoredRegistration[],
+  flags: Map<string, LeadFlag[]>,
+  format: ExportFormat,
+): string {
+  const records = rows.map((row) => exportRecord(row, flags.get(row.id) ?? []));
   if (format === 'jsonl') return records.map((record) => `${JSON.stringify(record)}\n`).join('');
   const lines = [
     exportFields.join(','),
@@ -79,7 +89,8 @@ export const exportCommand = defineCommand({
   },
   async run(database, { format, since, output }, { out }) {
     const rows = await createRegistrationRepository(database).list({ since });
-    const text = formatRegistrations(rows, format);
+    const flags = await flagNames(database.db, { since: since?.toISOString() ?? '' });
+    const text = formatRegistrations(rows, flags, format);
     if (output === undefined) {
       out(text);
     } else {

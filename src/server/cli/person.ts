@@ -4,13 +4,18 @@ import { deleteSubmissions, findPerson, type PersonRow } from '../registrations/
 import { toStored } from '../registrations/registration-repository';
 
 /**
- * A submission as a request for access is answered: as the export writes it, with the history
- * of its status (a lead's; a repeat has none) and its webhook events, in the table's names.
+ * A submission as a request for access is answered: as the export writes it (its flags by name),
+ * with the history of its status and the decisions on its credit (a lead's; a repeat has none)
+ * and its webhook events, in the table's names.
  */
 function describe(row: PersonRow) {
   return {
-    ...exportRecord(toStored(row)),
+    ...exportRecord(toStored(row), row.flags),
     status_history: row.status_changes.map((change) => omit(change, 'id', 'registration_id')),
+    reviews: row.reviews.map((review) => ({
+      ...omit(review, 'id', 'registration_id'),
+      credited: review.credited === 1,
+    })),
     webhook_events: row.webhook_events.map((event) => omit(event, 'subject_id', 'locked_until')),
   };
 }
@@ -58,7 +63,9 @@ export const personCommand = defineCommand({
       return 0;
     }
     if (rows.length === 0) {
-      show({ erased: { submissions: 0, status_changes: 0, webhook_events: 0, ids: [] } });
+      show({
+        erased: { submissions: 0, status_changes: 0, reviews: 0, webhook_events: 0, ids: [] },
+      });
       return 0;
     }
     const events = rows.reduce((sum, row) => sum + row.webhook_events.length, 0);
@@ -72,11 +79,15 @@ export const personCommand = defineCommand({
       err('Nothing erased.\n');
       return 1;
     }
-    const { ids, statusChanges, webhookEvents } = await deleteSubmissions(database, selection);
+    const { ids, statusChanges, reviews, webhookEvents } = await deleteSubmissions(
+      database,
+      selection,
+    );
     show({
       erased: {
         submissions: ids.length,
         status_changes: statusChanges,
+        reviews,
         webhook_events: webhookEvents,
         ids,
       },

@@ -131,6 +131,9 @@ describeOnBackends('on $name', ({ database: kind }) => {
         qualified: 0,
         clients: 0,
         lost: 0,
+        flagged: 0,
+        not_credited: 0,
+        awaiting_review: 0,
       },
     ]);
     expect(await test.events()).toMatchObject([{ id: 'msg_1', subject_id: 'a' }]);

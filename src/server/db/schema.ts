@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { LeadFlag } from '../../domain/lead-review';
 import type { LeadStatus } from '../../domain/lead-status';
 
 // Column types as stored. created_at is UTC ISO-8601 text on both kinds, so that ordering and
@@ -109,10 +110,13 @@ export interface SignUpTotalsTable {
   qualified: number;
   clients: number;
   lost: number;
+  /** Of those leads, how many had a flag, and how many were not credited (counted in no other). */
+  flagged: number;
+  not_credited: number;
 }
 
 /** Why a lead's credit is doubtful (docs/flags.md). */
-export type LeadFlag = 'contested' | 'burst' | 'fast' | 'disposable_email' | 'same_address';
+export type { LeadFlag } from '../../domain/lead-review';
 
 // One row a flag of a lead; other_id names the earlier lead of a `contested` one.
 export interface LeadFlagsTable {
@@ -146,12 +150,16 @@ export interface LeadStatusChangesTable {
 }
 
 export type WebhookEventType =
-  'registration.created' | 'registration.repeated' | 'registration.status_changed';
+  | 'registration.created'
+  | 'registration.repeated'
+  | 'registration.status_changed'
+  | 'registration.reviewed';
 export type WebhookEventStatus = 'pending' | 'delivered' | 'failed';
 
 // The outbox (docs/webhooks.md). An event is about a subject, whose id its type tells how to
-// read (a registration, or for a status change its row in lead_status_changes). Times are ISO text, as in
-// registrations. `locked_until` is the claim of the instance delivering it (a lease).
+// read (a registration, for a status change its row in lead_status_changes, for a decision on
+// a lead's credit its row in lead_reviews). Times are ISO text, as in registrations.
+// `locked_until` is the claim of the instance delivering it (a lease).
 export interface WebhookEventsTable {
   id: string;
   subject_id: string;

@@ -32,7 +32,7 @@ export interface LeadStatuses {
 }
 
 /** The lead's own row: a repeat's id leads to its lead. */
-async function leadOf(trx: Kysely<Tables>, lead: LeadRef) {
+export async function leadOf(trx: Kysely<Tables>, lead: LeadRef) {
   const columns = ['id', 'status', 'status_changed_at', 'created_at'] as const;
   if ('phone' in lead) {
     return trx

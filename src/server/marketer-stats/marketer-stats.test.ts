@@ -137,6 +137,8 @@ describeOnBackends('on $name', (backend) => {
         conversion_percent: 66.7,
         clients: 0,
         client_percent: 0,
+        awaiting_review: 0,
+        not_credited: 0,
       },
       by_package: [
         { package_key: null, visits: 1, unique_visitors: 1, leads: 1, sign_ups: 1, clients: 0 },
@@ -485,6 +487,8 @@ describeOnBackends('on $name', (backend) => {
         clients: 1,
         conversion_percent: 150,
         client_percent: 33.3,
+        awaiting_review: 0,
+        not_credited: 0,
       });
       expect(body.by_package).toEqual([
         { package_key: null, visits: 2, unique_visitors: 2, leads: 3, sign_ups: 3, clients: 1 },

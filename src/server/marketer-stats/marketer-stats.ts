@@ -64,6 +64,9 @@ export function buildMarketerStats(
     (a.package_key ?? '') < (b.package_key ?? '') ? -1 : 1,
   );
   const totals = by_package.reduce(add, numbers());
+  // How many, never which: the marketer is not told whose lead awaits a decision.
+  const sum = (column: 'awaiting_review' | 'not_credited') =>
+    counted.reduce((total, row) => total + row[column], 0);
   return {
     marketing_id: marketingId,
     days,
@@ -71,6 +74,8 @@ export function buildMarketerStats(
       ...totals,
       conversion_percent: percent(totals.leads, totals.unique_visitors),
       client_percent: percent(totals.clients, totals.leads),
+      awaiting_review: sum('awaiting_review'),
+      not_credited: sum('not_credited'),
     },
     by_package,
     by_day: [...byDay.values()],

@@ -126,6 +126,8 @@ describeOnBackends('on $name', (backend) => {
       lost: 1,
       conversion_percent: 150,
       client_percent: 16.7,
+      flagged: 0,
+      not_credited: 0,
     });
     expect(body.by_day.map((day) => day.date)).toEqual([
       '2026-11-20',

@@ -56,6 +56,8 @@ export async function buildProgramStats(
       contacted: totals.contacted,
       qualified: totals.qualified,
       lost: totals.lost,
+      flagged: totals.flagged,
+      not_credited: totals.not_credited,
     },
     by_day: Array.from({ length: days }, (_, day) => {
       const date = firstDay((days - day) as StatsPeriod, now);

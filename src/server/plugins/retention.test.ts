@@ -7,10 +7,11 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const none: Deleted = { ids: [], statusChanges: 0, webhookEvents: 0 };
+const none: Deleted = { ids: [], statusChanges: 0, reviews: 0, webhookEvents: 0 };
 const chunk = (n: number): Deleted => ({
   ids: Array.from({ length: n }, (_, i) => `id-${i}`),
   statusChanges: 1,
+  reviews: 0,
   webhookEvents: 2,
 });
 

@@ -4,10 +4,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ar, arStats } from '../../domain/catalogue';
 import { marketerStatsPath, statsPeriods } from '../../domain/marketer-stats';
+import { reviewListPath, reviewNoteLength } from '../../domain/lead-review';
 import { programStatsPath } from '../../domain/program-stats';
 import type { Database } from '../db/schema';
 import type { MarketerAuthConfig } from '../env';
 import { countAll } from '../counts';
+import type { LeadReviews } from '../leads/lead-reviews';
 import {
   createTokenVerifier,
   marketerRoles,
@@ -30,12 +32,25 @@ export interface StatsOptions {
   config: MarketerAuthConfig;
   now: () => Date;
   database: Database;
+  leadReviews: LeadReviews;
 }
 
 // A page opened now and then asks a few times a minute; a script asks far more.
 const requestsPerMinute = 30;
 // An office of marketers may share one address.
 const checksPerAddressPerMinute = 120;
+
+// Decisions one after another down the review list, a few seconds each at most.
+const decisionsPerMinute = 60;
+// The newest awaiting leads the review list shows: more is a day's work, decided bit by bit.
+const reviewListLength = 100;
+
+const decision = z
+  .object({
+    credited: z.boolean(),
+    note: z.string().trim().max(reviewNoteLength).default(''),
+  })
+  .strict();
 
 const query = z.object({
   days: z
@@ -48,13 +63,15 @@ const query = z.object({
  * The numbers behind the platform's token (docs/marketer-kit.md, docs/program.md):
  * GET /api/marketer/stats, a marketer's own numbers for the token's subject and a team leader's
  * team's, for the members the token lists (no parameter can name another marketer); and
- * GET /api/program/stats, the whole programme's, for the roles of PROGRAM_ROLES. Registered
+ * GET /api/program/stats, the whole programme's, for the roles of PROGRAM_ROLES, who also read
+ * the flagged leads awaiting review (GET /api/program/review) and decide on a lead's credit
+ * (POST /api/program/leads/{id}/review, docs/flags.md). Registered
  * under /api only when MARKETER_AUTH_* is set, so that without it the paths are a 404 like any
  * other.
  */
 export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
   app,
-  { config, now, database },
+  { config, now, database, leadReviews },
 ) => {
   const verify = createTokenVerifier(config, (error) =>
     app.log.error({ err: error }, "the platform's keys (JWKS) could not be fetched"),
@@ -101,8 +118,7 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
   });
 
   /** The route's options: served to these roles alone (403 for the others), limited per user. */
-  const forRoles = (roles: readonly string[], name: string) => ({
-    schema: { querystring: query },
+  const forRoles = (roles: readonly string[], name: string, max = requestsPerMinute) => ({
     onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
       if (!roles.includes(request.user!.role)) {
         return reply.code(403).send({ error: ar.errorNotAuthorized });
@@ -112,7 +128,7 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
       rateLimit: {
         hook: 'preHandler' as const,
         timeWindow: 60_000,
-        max: requestsPerMinute,
+        max,
         keyGenerator: (request: FastifyRequest) => `${name}:${request.user!.sub}`,
       },
     },
@@ -120,7 +136,7 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
 
   app.get(
     marketerStatsPath.slice('/api'.length),
-    forRoles(marketerRoles, 'marketer'),
+    { ...forRoles(marketerRoles, 'marketer'), schema: { querystring: query } },
     async (request) => {
       const { sub: marketingId, team } = request.user!;
       const { days } = request.query;
@@ -140,7 +156,32 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
 
   app.get(
     programStatsPath.slice('/api'.length),
-    forRoles(config.programRoles, 'program'),
+    { ...forRoles(config.programRoles, 'program'), schema: { querystring: query } },
     async (request) => buildProgramStats(database.db, request.query.days, now()),
+  );
+
+  app.get(reviewListPath.slice('/api'.length), forRoles(config.programRoles, 'review'), () =>
+    leadReviews.awaiting(reviewListLength),
+  );
+
+  // A decision changes what is stored, yet the token may come as a cookie: it is taken as JSON
+  // alone (the scope parses nothing else), which no other site's page can send here without
+  // this origin's leave (CORS, which these routes never grant).
+  app.post(
+    '/program/leads/:id/review',
+    {
+      ...forRoles(config.programRoles, 'decision', decisionsPerMinute),
+      schema: { params: z.object({ id: z.string() }), body: decision },
+    },
+    async (request, reply) => {
+      const decided = await leadReviews.decide(
+        request.params.id,
+        request.body,
+        request.user!.sub,
+        now(),
+      );
+      if (decided.kind === 'not_found') return reply.code(404).send({ error: ar.errorBadRequest });
+      return decided.review;
+    },
   );
 };

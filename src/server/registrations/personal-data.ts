@@ -1,9 +1,12 @@
 import { sql, type ExpressionBuilder, type Kysely, type RawBuilder } from 'kysely';
 import { dropDeletedPages, idsTable, writeTransaction } from '../db/dialect';
 import { otherCampaign } from '../campaigns';
-import { countKeys, signUpColumns, storedCounts } from '../counts';
+import { countKeys, keptColumns, storedCounts } from '../counts';
+import { flagNames } from '../leads/flag-names';
 import type {
   Database,
+  LeadFlag,
+  LeadReviewsTable,
   LeadStatusChangesTable,
   RegistrationsTable,
   SignUpTotalsTable,
@@ -36,18 +39,24 @@ export type Selection = { createdBefore: string } | Person;
 export const retentionChunk = 2_000;
 
 /**
- * What a deletion removed: the submissions' ids, and how many changes of their status and
- * webhook events went with them.
+ * What a deletion removed: the submissions' ids, and how many changes of their status, decisions
+ * on their credit and webhook events went with them (their flags too, uncounted).
  */
 export interface Deleted {
   ids: string[];
   statusChanges: number;
+  reviews: number;
   webhookEvents: number;
 }
 
-/** One submission, its status's history and its webhook events, as the person command prints them. */
+/**
+ * One submission, its status's history, its flags (by name), the decisions on its credit and its
+ * webhook events, as the person command prints them.
+ */
 export type PersonRow = RegistrationsTable & {
   status_changes: LeadStatusChangesTable[];
+  flags: LeadFlag[];
+  reviews: LeadReviewsTable[];
   webhook_events: WebhookEventsTable[];
 };
 
@@ -105,7 +114,7 @@ async function chosenIds(
  * Before `chosen` rows go: each lead among them whose repeats are not all going hands its place
  * to the oldest repeat left, which becomes the lead (repeat_of null) with the others linked to
  * it, so that no kept row points to a deleted one and the repeat rule finds a lead. The
- * lead's status and its history go on with the phone to that row: an erasure by e-mail takes the
+ * lead's status, its history and the decisions on its credit go on with the phone to that row: an erasure by e-mail takes the
  * rows that gave the e-mail, not what the provider learnt by calling the phone (someone may have
  * typed another person's phone first). The lead left behind is as it came (`new`), so that it is
  * counted as a deleted lead without the outcome counted on the new one.
@@ -143,6 +152,13 @@ async function promoteRepeats(trx: Kysely<Tables>, chosen: RawBuilder<string>): 
       .set({ registration_id: id })
       .where('registration_id', '=', lead)
       .execute();
+    // The decisions on the lead's credit go on with it too; its flags, about that submission
+    // (its time, its e-mail, its address), go with it.
+    await trx
+      .updateTable('lead_reviews')
+      .set({ registration_id: id })
+      .where('registration_id', '=', lead)
+      .execute();
     await trx
       .updateTable('registrations')
       .set({ status: 'new', status_changed_at: null })
@@ -155,7 +171,7 @@ async function promoteRepeats(trx: Kysely<Tables>, chosen: RawBuilder<string>): 
 const rowsPerStatement = 2_000;
 
 type CountedRow = Record<(typeof countKeys)[number], string> &
-  Record<(typeof signUpColumns)[number], number | string>;
+  Record<(typeof keptColumns)[number], number | string>;
 
 /**
  * The deleted submissions' counts as they are kept: a campaign keeps its name only where it is
@@ -214,12 +230,12 @@ async function foldPersonalCampaigns(
     const id = JSON.stringify(keys);
     const total = totals.get(id) ?? {
       ...keys,
-      ...(Object.fromEntries(signUpColumns.map((column) => [column, 0])) as Record<
-        (typeof signUpColumns)[number],
+      ...(Object.fromEntries(keptColumns.map((column) => [column, 0])) as Record<
+        (typeof keptColumns)[number],
         number
       >),
     };
-    for (const column of signUpColumns) total[column] += Number(row[column]);
+    for (const column of keptColumns) total[column] += Number(row[column]);
     totals.set(id, total);
   }
   return [...totals.values()];
@@ -265,8 +281,9 @@ async function foldVisits(trx: Kysely<Tables>, [source, campaign]: [string, stri
 }
 
 /**
- * Deletes the selected submissions (by age: one chunk), the history of their status and every
- * webhook event about either in one transaction, after adding their counts to the daily totals that every count of a
+ * Deletes the selected submissions (by age: one chunk), the history of their status, their
+ * flags, the decisions on their credit and every webhook event about any of them in one
+ * transaction, after adding their counts to the daily totals that every count of a
  * lead reads (counts.ts), each for its lead's link and campaign. Deleting what is
  * already gone does nothing; two instances (or the command and a server) deleting at once take
  * turns, so nothing is counted twice.
@@ -280,7 +297,7 @@ export async function deleteSubmissions(
     [deletionLock],
     async (trx): Promise<Deleted> => {
       const ids = await chosenIds(trx, database, selection);
-      if (ids.length === 0) return { ids, statusChanges: 0, webhookEvents: 0 };
+      if (ids.length === 0) return { ids, statusChanges: 0, reviews: 0, webhookEvents: 0 };
       // Read once, then named by id in every statement, each through an index; nothing
       // promoteRepeats changes (the repeats left behind, and the status of the leads they leave)
       // moves a row in or out, and the history it passes on is no longer theirs.
@@ -290,13 +307,17 @@ export async function deleteSubmissions(
         .selectFrom('lead_status_changes')
         .select('id')
         .where('registration_id', 'in', chosen);
+      const reviews = trx
+        .selectFrom('lead_reviews')
+        .select('id')
+        .where('registration_id', 'in', chosen);
       await promoteRepeats(trx, chosen);
       // Counted before they go, as every count of a lead counts them (counts.ts).
       const counted = await trx
         .selectFrom(storedCounts(trx, { since: '', ids: rows, repeats: true }).as('counted'))
         .select((eb) => [
           ...countKeys,
-          ...signUpColumns.map((column) => eb.fn.sum<number | string>(column).as(column)),
+          ...keptColumns.map((column) => eb.fn.sum<number | string>(column).as(column)),
         ])
         .groupBy([...countKeys])
         .execute();
@@ -310,7 +331,7 @@ export async function deleteSubmissions(
               .columns([...countKeys])
               .doUpdateSet((eb) =>
                 Object.fromEntries(
-                  signUpColumns.map((column) => [
+                  keptColumns.map((column) => [
                     column,
                     eb(eb.ref(`sign_up_totals.${column}`), '+', eb.ref(`excluded.${column}`)),
                   ]),
@@ -322,16 +343,22 @@ export async function deleteSubmissions(
       // One list, not an OR of two: each side is read through its index, not the whole table.
       const events = await trx
         .deleteFrom('webhook_events')
-        .where('subject_id', 'in', rows.union(changes))
+        .where('subject_id', 'in', rows.union(changes).union(reviews))
         .executeTakeFirst();
       const history = await trx
         .deleteFrom('lead_status_changes')
         .where('registration_id', 'in', chosen)
         .executeTakeFirst();
+      const decisions = await trx
+        .deleteFrom('lead_reviews')
+        .where('registration_id', 'in', chosen)
+        .executeTakeFirst();
+      await trx.deleteFrom('lead_flags').where('registration_id', 'in', chosen).execute();
       await trx.deleteFrom('registrations').where('id', 'in', chosen).execute();
       return {
         ids,
         statusChanges: Number(history.numDeletedRows),
+        reviews: Number(decisions.numDeletedRows),
         webhookEvents: Number(events.numDeletedRows),
       };
     },
@@ -342,15 +369,17 @@ export async function deleteSubmissions(
 
 /**
  * The submissions of a person: of their phone, or that gave their e-mail; no other row. Each
- * with the history of its status and the webhook events about it or its changes. Found by
- * e-mail, a row has no status, history nor events of its changes: they are what the provider
- * learnt by calling the phone, whose owner may be someone else, who signed up after.
+ * with the history of its status, its flags by name (never the other lead a flag names, which may
+ * be another person's), the decisions on its credit and the webhook events about it, its changes
+ * or its decisions. Found by e-mail, a row has no status, history, decisions nor their events:
+ * they are what the provider learnt by calling the phone, whose owner may be someone else, who
+ * signed up after.
  */
 export async function findPerson(
   database: Database,
   selection: { phone: string } | { email: string },
 ): Promise<PersonRow[]> {
-  // One snapshot for all three, so an event is never without its submission.
+  // One snapshot for them all, so an event is never without its submission.
   return database.db
     .transaction()
     .setIsolationLevel('repeatable read')
@@ -374,20 +403,37 @@ export async function findPerson(
             .orderBy('changed_at')
             .orderBy('id')
             .execute();
+      const reviews = byEmail
+        ? []
+        : await trx
+            .selectFrom('lead_reviews')
+            .selectAll()
+            .where('registration_id', 'in', ids)
+            .orderBy('reviewed_at')
+            .orderBy('id')
+            .execute();
+      const flags = await flagNames(trx, { ids });
       const events = await trx
         .selectFrom('webhook_events')
         .selectAll()
-        .where('subject_id', 'in', [...ids, ...changes.map(({ id }) => id)])
+        .where('subject_id', 'in', [
+          ...ids,
+          ...changes.map(({ id }) => id),
+          ...reviews.map(({ id }) => id),
+        ])
         .orderBy('created_at')
         .orderBy('id')
         .execute();
       return rows.map((row) => {
         const own = changes.filter((change) => change.registration_id === row.id);
-        const subjects = new Set([row.id, ...own.map(({ id }) => id)]);
+        const decisions = reviews.filter((review) => review.registration_id === row.id);
+        const subjects = new Set([row.id, ...[...own, ...decisions].map(({ id }) => id)]);
         return {
           ...row,
           ...(byEmail && { status: null, status_changed_at: null }),
           status_changes: own,
+          flags: flags.get(row.id) ?? [],
+          reviews: decisions,
           webhook_events: events.filter((event) => subjects.has(event.subject_id)),
         };
       });

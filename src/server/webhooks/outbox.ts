@@ -11,6 +11,7 @@ import type {
   WebhookEventsTable,
 } from '../db/schema';
 import { groupCommit } from '../db/group-commit';
+import { flagNames } from '../leads/flag-names';
 
 /** An event claimed for delivery, with the body it is sent with. */
 export interface DueEvent {
@@ -115,6 +116,7 @@ type SubjectReader = (
 
 const readRegistrations: SubjectReader = async (db, ids) => {
   const rows = await db.selectFrom('registrations').selectAll().where('id', 'in', ids).execute();
+  const flags = await flagNames(db, { ids });
   return new Map(
     rows.map((row) => [
       row.id,
@@ -137,6 +139,7 @@ const readRegistrations: SubjectReader = async (db, ids) => {
           channel: row.channel,
           privacy_attested: row.privacy_attested === 1,
         },
+        flags: flags.get(row.id) ?? [],
       },
     ]),
   );
@@ -163,11 +166,34 @@ const readStatusChanges: SubjectReader = async (db, ids) => {
   );
 };
 
+// A decision on a lead's credit, as it was made, with the lead's flags. No personal data: not
+// the note (free text) nor who decided.
+const readReviews: SubjectReader = async (db, ids) => {
+  const rows = await db
+    .selectFrom('lead_reviews')
+    .select(['id', 'registration_id', 'credited', 'reviewed_at'])
+    .where('id', 'in', ids)
+    .execute();
+  const flags = await flagNames(db, { ids: rows.map((row) => row.registration_id) });
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        id: row.registration_id,
+        credited: row.credited === 1,
+        reviewed_at: row.reviewed_at,
+        flags: flags.get(row.registration_id) ?? [],
+      },
+    ]),
+  );
+};
+
 /** What each type of event is about, read when it is delivered (never copied into the event). */
 const subjectReaders: Record<WebhookEventType, SubjectReader> = {
   'registration.created': readRegistrations,
   'registration.repeated': readRegistrations,
   'registration.status_changed': readStatusChanges,
+  'registration.reviewed': readReviews,
 };
 
 type SettleItem = [id: string, settled: Settled];

@@ -1,0 +1,57 @@
+/**
+ * Flags on doubtful leads and the decisions on their credit (docs/flags.md): the names of the
+ * flags, the programme's review list (GET /api/program/review) and a decision
+ * (POST /api/program/leads/{id}/review), as the server answers them and the provider's page
+ * shows them. No person is in them: the phone's last three digits only.
+ */
+
+/** Why a lead's credit is doubtful, in the order they are listed. */
+export const leadFlags = [
+  'contested',
+  'burst',
+  'fast',
+  'disposable_email',
+  'same_address',
+] as const;
+export type LeadFlag = (typeof leadFlags)[number];
+
+export const reviewListPath = '/api/program/review';
+
+/** The path of a decision on a lead (or on a repeat's lead). */
+export const leadReviewPath = (id: string) => `/api/program/leads/${encodeURIComponent(id)}/review`;
+
+/** A decision's note: short, one line of the reviewer's. */
+export const reviewNoteLength = 280;
+
+/** One of a lead's flags; `other`: for `contested`, the earlier lead's marketer (null: a general link), null once that lead is deleted. */
+export interface ReviewFlag {
+  flag: LeadFlag;
+  other: { marketing_id: string | null } | null;
+}
+
+/** A flagged lead with no decision yet. */
+export interface ReviewLead {
+  id: string;
+  created_at: string;
+  marketing_id: string | null;
+  package_key: string | null;
+  /** The phone's last three digits: enough to tell two leads apart, not to call anyone. */
+  phone_end: string;
+  flags: ReviewFlag[];
+}
+
+export interface ReviewList {
+  /** How many flagged leads await a decision (all of them, not only those listed). */
+  count: number;
+  /** The newest of them, newest first. */
+  leads: ReviewLead[];
+}
+
+/** A decision as recorded: the lead's id (a repeat's decision is its lead's). */
+export interface LeadReview {
+  id: string;
+  credited: boolean;
+  reviewed_by: string;
+  reviewed_at: string;
+  note: string;
+}

@@ -1,0 +1,441 @@
+import { SignJWT, type JWTPayload } from 'jose';
+import { expect, it, onTestFinished } from 'vitest';
+import { ar, arStats } from '../../domain/catalogue';
+import type { LeadFlag, LeadReview, ReviewList } from '../../domain/lead-review';
+import type { MarketerStats } from '../../domain/marketer-stats';
+import type { ProgramStats } from '../../domain/program-stats';
+import { buildPayload, registrationSchema } from '../../domain/registration';
+import {
+  buildTestApp,
+  describeOnBackends,
+  type TestBackend,
+} from '../../../testing/server-test-helpers';
+import { newWebhookSecret, startWebhookReceiver } from '../../../testing/webhook-receiver';
+import { personCommand } from '../cli/person';
+import { reportCommand } from '../cli/report';
+import { deleteSubmissions } from '../registrations/personal-data';
+
+// Issue 37: decisions on a lead's credit, and what they do to every count.
+
+const secret = 'a-secret-the-platform-shares-with-tasjeel';
+
+/** A token as the platform signs it: a programme admin's unless `claims` say otherwise. */
+function token(claims: JWTPayload = {}): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ sub: 'manager-1', role: 'admin', iat: now, exp: now + 3600, ...claims })
+    .setProtectedHeader({ alg: 'HS256' })
+    .sign(new TextEncoder().encode(secret));
+}
+
+/** `npm run report -- --format csv --by link`, its rows as objects by marketer. */
+async function reportRows(databaseUrl: string) {
+  let csv = '';
+  const code = await reportCommand.run(
+    ['--format', 'csv', '--since', '2026-11-20'],
+    { DATABASE_URL: databaseUrl },
+    { out: (text) => (csv += text), err: () => {} },
+  );
+  expect(code).toBe(0);
+  const [header, ...lines] = csv.slice(1).trimEnd().split('\r\n');
+  const columns = header!.split(',');
+  return lines.map((line) => {
+    const cells = line.split(',');
+    return Object.fromEntries(columns.map((column, i) => [column, cells[i]]));
+  });
+}
+
+async function start(backend: TestBackend, env: Record<string, string> = {}) {
+  const clock = { now: new Date('2026-11-26T08:00:00.000Z') };
+  const test = await buildTestApp(
+    backend,
+    { MARKETER_AUTH_SECRET: secret, ...env },
+    { now: () => clock.now, webhookDelivery: { pollMs: 20 } },
+  );
+  const { app, services } = test;
+  let phones = 0;
+  const signUp = async (marketingId?: string, phone?: string, email = '') =>
+    (
+      await services.registrations.register(
+        registrationSchema.parse(
+          buildPayload(
+            {
+              name: 'سارة',
+              email,
+              phone: phone ?? `9665000000${String(++phones).padStart(2, '0')}`,
+            },
+            { packageName: 'premium_reco', marketingId },
+          ),
+        ),
+        clock.now,
+        'api',
+      )
+    ).id;
+  /** A flag as the sign-up's checks store it (the checks are registrations/flags.ts's). */
+  const flag = (id: string, name: LeadFlag, otherId: string | null = null) =>
+    services.database.db
+      .insertInto('lead_flags')
+      .values({ registration_id: id, flag: name, other_id: otherId })
+      .execute();
+  const review = async (id: string, payload: unknown, bearer?: string | null) =>
+    app.inject({
+      method: 'POST',
+      url: `/api/program/leads/${encodeURIComponent(id)}/review`,
+      headers: bearer === null ? {} : { authorization: `Bearer ${bearer ?? (await token())}` },
+      payload: payload as Record<string, unknown>,
+    });
+  const get = async <Body>(url: string, bearer?: string) => {
+    const response = await app.inject({
+      url,
+      headers: { authorization: `Bearer ${bearer ?? (await token())}` },
+    });
+    expect(response.statusCode, url).toBe(200);
+    return response.json<Body>();
+  };
+  /** Marketer 42's numbers as each place shows them: their own, the programme's, the report's. */
+  const numbers = async () => {
+    const own = (
+      await get<MarketerStats>(
+        '/api/marketer/stats?days=7',
+        await token({ sub: '42', role: 'marketing' }),
+      )
+    ).totals;
+    const programme = await get<ProgramStats>('/api/program/stats?days=7');
+    const report = (await reportRows(test.databaseUrl)).find((row) => row.marketing_id === '42');
+    return {
+      own: {
+        leads: own.leads,
+        clients: own.clients,
+        awaiting_review: own.awaiting_review,
+        not_credited: own.not_credited,
+      },
+      programme: {
+        leads: programme.marketers.find((row) => row.marketing_id === '42')?.leads,
+        clients: programme.totals.clients,
+        flagged: programme.totals.flagged,
+        not_credited: programme.totals.not_credited,
+      },
+      report: {
+        leads: Number(report?.leads),
+        clients: Number(report?.clients),
+        flagged: Number(report?.flagged),
+        not_credited: Number(report?.not_credited),
+      },
+    };
+  };
+  return { ...test, clock, signUp, flag, review, get, numbers };
+}
+
+describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
+  it('refuses as the other APIs do: 401 without a programme token, 403 for a marketer, 404, 400', async () => {
+    const { signUp, review, rows, services } = await start(backend);
+    const id = await signUp('42');
+    for (const bearer of [null, 'not.a.token', await token({ exp: 1 })]) {
+      const response = await review(id, { credited: false }, bearer);
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toEqual({ error: arStats.errorSignIn });
+    }
+    for (const role of ['marketing', 'team_leader_marketing']) {
+      const response = await review(id, { credited: false }, await token({ sub: '42', role }));
+      expect(response.statusCode, role).toBe(403);
+      expect(response.json()).toEqual({ error: ar.errorNotAuthorized });
+    }
+    for (const unknown of ['00000000-0000-4000-8000-000000000000', 'no-such-lead']) {
+      const response = await review(unknown, { credited: false });
+      expect(response.statusCode, unknown).toBe(404);
+      expect(response.json()).toEqual({ error: ar.errorBadRequest });
+    }
+    for (const body of [
+      {},
+      { credited: 'no' },
+      { credited: 0 },
+      { credited: false, note: 'x'.repeat(281) },
+      { credited: false, status: 'client' },
+    ]) {
+      const response = await review(id, body);
+      expect(response.statusCode, JSON.stringify(body)).toBe(400);
+      expect(response.json()).toEqual({ error: ar.errorInvalid });
+    }
+    // None of them recorded anything.
+    expect(await rows()).toHaveLength(1);
+    expect(await services.database.db.selectFrom('lead_reviews').selectAll().execute()).toEqual([]);
+  });
+
+  it('moves a lead from leads to not_credited in the marketer’s numbers, the programme’s and the report, and back', async () => {
+    const { signUp, flag, review, numbers, services, clock, rows } = await start(backend);
+    // The same phone through marketer 7's link two days before: past the 24 hours of a repeat.
+    clock.now = new Date('2026-11-24T09:00:00.000Z');
+    const earlier = await signUp('7', '966500000099');
+    clock.now = new Date('2026-11-26T09:00:00.000Z');
+    const lead = await signUp('42', '966500000099');
+    await signUp('42');
+    await signUp('42');
+    await services.leadStatuses.change({ id: lead }, 'client', 'api', clock.now);
+    await flag(lead, 'contested', earlier);
+    // A repeat of the lead: a decision sent for its id is the lead's.
+    clock.now = new Date('2026-11-26T09:05:00.000Z');
+    // (register answers the lead's id for a repeat; the repeat's own is in the table)
+    await signUp('42', '966500000099');
+    const repeat = (await rows()).find((row) => row.repeat_of === lead)!.id;
+
+    const credited = {
+      own: { leads: 3, clients: 1, awaiting_review: 1, not_credited: 0 },
+      programme: { leads: 3, clients: 1, flagged: 1, not_credited: 0 },
+      report: { leads: 3, clients: 1, flagged: 1, not_credited: 0 },
+    };
+    expect(await numbers()).toEqual(credited);
+
+    clock.now = new Date('2026-11-26T10:00:00.000Z');
+    const refused = await review(repeat, { credited: false, note: '  the same phone as 7’s  ' });
+    expect(refused.statusCode).toBe(200);
+    expect(refused.json<LeadReview>()).toEqual({
+      id: lead,
+      credited: false,
+      reviewed_by: 'manager-1',
+      reviewed_at: '2026-11-26T10:00:00.000Z',
+      note: 'the same phone as 7’s',
+    });
+    expect(await numbers()).toEqual({
+      own: { leads: 2, clients: 0, awaiting_review: 0, not_credited: 1 },
+      programme: { leads: 2, clients: 0, flagged: 1, not_credited: 1 },
+      report: { leads: 2, clients: 0, flagged: 1, not_credited: 1 },
+    });
+
+    // A second decision, the latest, gives the credit back; both are kept.
+    clock.now = new Date('2026-11-26T11:00:00.000Z');
+    const given = await review(lead, { credited: true });
+    expect(given.json<LeadReview>()).toMatchObject({ id: lead, credited: true, note: '' });
+    expect(await numbers()).toEqual({ ...credited, own: { ...credited.own, awaiting_review: 0 } });
+    const decisions = await services.database.db
+      .selectFrom('lead_reviews')
+      .select(['registration_id', 'credited', 'reviewed_by', 'note', 'reviewed_at'])
+      .orderBy('reviewed_at')
+      .execute();
+    expect(decisions).toEqual([
+      {
+        registration_id: lead,
+        credited: 0,
+        reviewed_by: 'manager-1',
+        note: 'the same phone as 7’s',
+        reviewed_at: '2026-11-26T10:00:00.000Z',
+      },
+      {
+        registration_id: lead,
+        credited: 1,
+        reviewed_by: 'manager-1',
+        note: '',
+        reviewed_at: '2026-11-26T11:00:00.000Z',
+      },
+    ]);
+  });
+
+  it('lists the flagged leads awaiting a decision, newest first, with no person in them', async () => {
+    const { app, signUp, flag, review, get, clock } = await start(backend);
+    const earlier = await signUp(undefined, '966512345678');
+    clock.now = new Date('2026-11-26T09:00:00.000Z');
+    const contested = await signUp('42', '966512345678');
+    await flag(contested, 'same_address');
+    await flag(contested, 'contested', earlier);
+    clock.now = new Date('2026-11-26T09:01:00.000Z');
+    const fast = await signUp('43');
+    await flag(fast, 'fast');
+    clock.now = new Date('2026-11-26T09:02:00.000Z');
+    const decided = await signUp('43');
+    await flag(decided, 'burst');
+    await review(decided, { credited: true });
+    await signUp('42');
+
+    const list = await get<ReviewList>('/api/program/review');
+    expect(list).toEqual({
+      count: 2,
+      leads: [
+        {
+          id: fast,
+          created_at: '2026-11-26T09:01:00.000Z',
+          marketing_id: '43',
+          package_key: 'premium_reco',
+          phone_end: expect.stringMatching(/^\d{3}$/),
+          flags: [{ flag: 'fast', other: null }],
+        },
+        {
+          id: contested,
+          created_at: '2026-11-26T09:00:00.000Z',
+          marketing_id: '42',
+          package_key: 'premium_reco',
+          phone_end: '678',
+          // The earlier lead came through a general link: no marketer.
+          flags: [
+            { flag: 'contested', other: { marketing_id: null } },
+            { flag: 'same_address', other: null },
+          ],
+        },
+      ],
+    });
+    expect(JSON.stringify(list)).not.toMatch(/سارة|966512/);
+    // A marketer never sees it.
+    const forbidden = await app.inject({
+      url: '/api/program/review',
+      headers: { authorization: `Bearer ${await token({ sub: '42', role: 'marketing' })}` },
+    });
+    expect(forbidden.statusCode).toBe(403);
+    expect(forbidden.json()).toEqual({ error: ar.errorNotAuthorized });
+  });
+
+  it('takes flags and decisions with the lead on erasure and retention, and keeps the counts', async () => {
+    const { signUp, flag, review, numbers, services, clock } = await start(backend);
+    clock.now = new Date('2026-11-21T09:00:00.000Z');
+    const old = await signUp('42');
+    await flag(old, 'burst');
+    await review(old, { credited: false });
+    clock.now = new Date('2026-11-26T09:00:00.000Z');
+    const erased = await signUp('42', '966511111111');
+    await flag(erased, 'disposable_email');
+    await flag(erased, 'fast');
+    await review(erased, { credited: false });
+    await signUp('42');
+    const before = await numbers();
+    expect(before.report).toEqual({ leads: 1, clients: 0, flagged: 2, not_credited: 2 });
+
+    const { db } = services.database;
+    const left = async () => ({
+      flags: (await db.selectFrom('lead_flags').select('registration_id').execute()).length,
+      reviews: (await db.selectFrom('lead_reviews').select('registration_id').execute()).length,
+      events: (
+        await db
+          .selectFrom('webhook_events')
+          .select('type')
+          .where('type', '=', 'registration.reviewed')
+          .execute()
+      ).length,
+    });
+    expect(await left()).toEqual({ flags: 3, reviews: 2, events: 2 });
+
+    const deleted = await deleteSubmissions(services.database, { phone: '966511111111' });
+    expect(deleted).toMatchObject({ ids: [erased], reviews: 1 });
+    expect(await left()).toEqual({ flags: 1, reviews: 1, events: 1 });
+    expect(await numbers()).toEqual(before);
+
+    await deleteSubmissions(services.database, { createdBefore: '2026-11-25T00:00:00.000Z' });
+    expect(await left()).toEqual({ flags: 0, reviews: 0, events: 0 });
+    expect(await numbers()).toEqual(before);
+  });
+
+  it('passes the decisions, not the flags, to a repeat that becomes the lead when the lead is erased by e-mail', async () => {
+    const { signUp, flag, review, services, clock, rows, databaseUrl } = await start(backend);
+    const lead = await signUp('42', '966512345678', 'someone@evil.example');
+    await flag(lead, 'disposable_email');
+    await review(lead, { credited: false });
+    clock.now = new Date('2026-11-26T09:00:00.000Z');
+    await signUp('42', '966512345678', 'reem@example.com');
+    const repeat = (await rows()).find((row) => row.repeat_of === lead)!.id;
+
+    await deleteSubmissions(services.database, { email: 'someone@evil.example' });
+    const { db } = services.database;
+    expect(await db.selectFrom('lead_flags').selectAll().execute()).toEqual([]);
+    expect(
+      await db.selectFrom('lead_reviews').select(['registration_id', 'credited']).execute(),
+    ).toEqual([{ registration_id: repeat, credited: 0 }]);
+    // The decision goes on with the phone's lead, as its status does; the flag was the erased
+    // submission's (its e-mail), and is still counted for it.
+    expect((await services.leadReviews.awaiting(10)).count).toBe(0);
+    expect((await reportRows(databaseUrl))[0]).toMatchObject({
+      marketing_id: '42',
+      flagged: '1',
+      not_credited: '1',
+    });
+  });
+
+  it('shows npm run person the flags by name, and the decisions only to a look-up by phone', async () => {
+    const { signUp, flag, review, clock, databaseUrl } = await start(backend);
+    clock.now = new Date('2026-11-24T09:00:00.000Z');
+    const earlier = await signUp('7', '966512345678');
+    clock.now = new Date('2026-11-26T09:00:00.000Z');
+    const lead = await signUp('42', '966512345678', 'reem@example.com');
+    await flag(lead, 'fast');
+    await flag(lead, 'contested', earlier);
+    clock.now = new Date('2026-11-26T10:00:00.000Z');
+    await review(lead, { credited: false, note: 'checked' });
+    const person = async (...args: string[]) => {
+      let out = '';
+      const code = await personCommand.run(
+        args,
+        { DATABASE_URL: databaseUrl },
+        { out: (text) => (out += text), err: (text) => expect.fail(text) },
+      );
+      expect(code).toBe(0);
+      return out;
+    };
+    type Shown = {
+      submissions: {
+        id: string;
+        flags: string;
+        reviews: object[];
+        webhook_events: { type: string }[];
+      }[];
+    };
+
+    const byPhone = await person('--phone', '966512345678');
+    const theirs = (JSON.parse(byPhone) as Shown).submissions.find((row) => row.id === lead)!;
+    expect(theirs.flags).toBe('contested fast');
+    expect(theirs.reviews).toEqual([
+      {
+        credited: false,
+        reviewed_by: 'manager-1',
+        note: 'checked',
+        reviewed_at: '2026-11-26T10:00:00.000Z',
+      },
+    ]);
+    // Queued as a status change's event is, whatever WEBHOOK_URL (unset here, so no sign-up's).
+    expect(theirs.webhook_events.map((event) => event.type)).toEqual(['registration.reviewed']);
+    expect(byPhone).not.toContain('other_id');
+
+    // By e-mail: the flags' names, no decision, and nothing of the earlier lead of that phone.
+    const byEmail = await person('--email', 'reem@example.com');
+    expect((JSON.parse(byEmail) as Shown).submissions).toEqual([
+      expect.objectContaining({
+        id: lead,
+        flags: 'contested fast',
+        reviews: [],
+        webhook_events: [],
+      }),
+    ]);
+    expect(byEmail).not.toContain(earlier);
+  });
+
+  it('queues registration.reviewed with the decision and the flags, and no person', async () => {
+    const webhookSecret = newWebhookSecret();
+    const endpoint = await startWebhookReceiver(webhookSecret);
+    onTestFinished(() => endpoint.close());
+    const { signUp, flag, review, services, clock, events } = await start(backend, {
+      WEBHOOK_URL: endpoint.url,
+      WEBHOOK_SECRET: webhookSecret,
+    });
+    const id = await signUp('42');
+    await endpoint.waitFor(1);
+    expect(endpoint.received[0]!.data.flags).toEqual([]);
+    // Stored as delivered before the clock moves (its lease is by that clock).
+    await expect.poll(async () => (await events())[0]?.status).toBe('delivered');
+    await flag(id, 'same_address');
+    await flag(id, 'burst');
+    clock.now = new Date('2026-11-26T10:00:00.000Z');
+    await review(id, { credited: false, note: 'سارة 966500000001 twice' });
+    await endpoint.waitFor(2);
+    const reviewed = endpoint.received[1]!;
+    expect({ type: reviewed.type, timestamp: reviewed.timestamp, data: reviewed.data }).toEqual({
+      type: 'registration.reviewed',
+      timestamp: '2026-11-26T10:00:00.000Z',
+      data: {
+        id,
+        credited: false,
+        reviewed_at: '2026-11-26T10:00:00.000Z',
+        flags: ['burst', 'same_address'],
+      },
+    });
+    expect(JSON.stringify(reviewed.data)).not.toMatch(/سارة|9665|manager/);
+    // Sent again, the lead's own event carries its flags as they are now.
+    await expect.poll(async () => (await events())[1]?.status).toBe('delivered');
+    await services.outbox.replay(new Date('2026-11-20T00:00:00.000Z'), clock.now);
+    await endpoint.waitFor(4);
+    const created = endpoint.received.slice(2).find((e) => e.type === 'registration.created');
+    expect(created?.data.flags).toEqual(['burst', 'same_address']);
+  });
+});

@@ -1,0 +1,209 @@
+import { useEffect, useState } from 'react';
+import { ar, arProgram, arReview, arStats } from '../domain/catalogue';
+import {
+  leadReviewPath,
+  reviewListPath,
+  reviewNoteLength,
+  type LeadReview,
+  type ReviewFlag,
+  type ReviewLead,
+  type ReviewList as List,
+} from '../domain/lead-review';
+import { packageLabel } from '../domain/packages';
+import { fetchWithToken, postWithToken } from './platform-token';
+import { formatTime } from './stats-format';
+
+type Loaded = { kind: 'loading' } | { kind: 'list'; list: List } | { kind: 'error' };
+
+/**
+ * The flagged leads awaiting a decision on their credit (docs/flags.md), newest first, for a
+ * programme role: each with its flags in words, and the two decisions. A lead decided here stays
+ * in view with the decision recorded, and may be decided again; it is gone at the next load.
+ */
+export function ReviewList({ storageKey }: { storageKey: string }) {
+  const [attempt, setAttempt] = useState(0);
+  const [loaded, setLoaded] = useState<Loaded>({ kind: 'loading' });
+  // The decisions recorded on this page, by lead.
+  const [decided, setDecided] = useState<Record<string, LeadReview>>({});
+
+  useEffect(() => {
+    const controller = new AbortController();
+    fetchWithToken(reviewListPath, storageKey, controller.signal)
+      .then(async (response) => {
+        if (!response.ok) throw new Error(String(response.status));
+        setLoaded({ kind: 'list', list: (await response.json()) as List });
+      })
+      .catch(() => {
+        if (!controller.signal.aborted) setLoaded({ kind: 'error' });
+      });
+    return () => controller.abort();
+  }, [storageKey, attempt]);
+
+  const awaiting =
+    loaded.kind === 'list'
+      ? loaded.list.count - loaded.list.leads.filter((lead) => lead.id in decided).length
+      : 0;
+  return (
+    <section
+      className="review"
+      aria-labelledby="review-heading"
+      aria-busy={loaded.kind === 'loading'}
+    >
+      <h2 id="review-heading">{arReview.heading(awaiting)}</h2>
+      <p className="note">{arReview.intro}</p>
+      {loaded.kind === 'loading' && <p className="message">{arStats.statsLoading}</p>}
+      {loaded.kind === 'error' && (
+        <div className="actions">
+          <p className="message error" role="alert">
+            {arStats.errorStats}
+          </p>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => {
+              setLoaded({ kind: 'loading' });
+              setAttempt((n) => n + 1);
+            }}
+          >
+            {arStats.buttonRetry}
+          </button>
+        </div>
+      )}
+      {loaded.kind === 'list' && loaded.list.leads.length === 0 && (
+        <p className="message">{arReview.empty}</p>
+      )}
+      {loaded.kind === 'list' && loaded.list.leads.length > 0 && (
+        <ol className="review-list">
+          {loaded.list.leads.map((lead) => (
+            <Lead
+              key={lead.id}
+              lead={lead}
+              storageKey={storageKey}
+              review={decided[lead.id]}
+              onDecided={(review) => setDecided((all) => ({ ...all, [lead.id]: review }))}
+            />
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+const marketerOf = (marketingId: string | null) => marketingId ?? arProgram.general;
+
+function Flag({ flag }: { flag: ReviewFlag }) {
+  if (flag.flag !== 'contested') return <li>{arReview.flags[flag.flag]}</li>;
+  return (
+    <li>
+      {arReview.flags.contested}، {arReview.contestedBy}{' '}
+      {flag.other === null ? (
+        arReview.contestedGone
+      ) : (
+        <bdi>{marketerOf(flag.other.marketing_id)}</bdi>
+      )}
+    </li>
+  );
+}
+
+type Saving = { kind: 'idle' } | { kind: 'saving' } | { kind: 'error' };
+
+function Lead({
+  lead,
+  storageKey,
+  review,
+  onDecided,
+}: {
+  lead: ReviewLead;
+  storageKey: string;
+  review: LeadReview | undefined;
+  onDecided: (review: LeadReview) => void;
+}) {
+  const [note, setNote] = useState('');
+  const [saving, setSaving] = useState<Saving>({ kind: 'idle' });
+  const id = `lead-${lead.id}`;
+
+  async function decide(credited: boolean) {
+    setSaving({ kind: 'saving' });
+    try {
+      const response = await postWithToken(leadReviewPath(lead.id), storageKey, {
+        credited,
+        note,
+      });
+      if (!response.ok) throw new Error(String(response.status));
+      onDecided((await response.json()) as LeadReview);
+      setSaving({ kind: 'idle' });
+    } catch {
+      // The note stays as typed: pressing again sends it again.
+      setSaving({ kind: 'error' });
+    }
+  }
+
+  return (
+    <li>
+      <article className="review-lead" aria-labelledby={`${id}-heading`}>
+        <h3 id={`${id}-heading`}>
+          {arReview.lead(formatTime(lead.created_at), marketerOf(lead.marketing_id))}
+        </h3>
+        <dl className="review-facts">
+          <div>
+            <dt>{ar.fieldPackage}</dt>
+            <dd>
+              {lead.package_key === null ? ar.headingFreeTrial : packageLabel(lead.package_key)}
+            </dd>
+          </div>
+          <div>
+            <dt>{arReview.phone}</dt>
+            <dd>
+              <bdi dir="ltr" aria-hidden="true">
+                {'•'.repeat(9)}
+                {lead.phone_end}
+              </bdi>
+              <span className="visually-hidden">{arReview.phoneEnding(lead.phone_end)}</span>
+            </dd>
+          </div>
+        </dl>
+        <h4 id={`${id}-reasons`}>{arReview.reasons}</h4>
+        <ul aria-labelledby={`${id}-reasons`}>
+          {lead.flags.map((flag) => (
+            <Flag key={flag.flag} flag={flag} />
+          ))}
+        </ul>
+        <fieldset disabled={saving.kind === 'saving'}>
+          <legend>{arReview.decision}</legend>
+          <label htmlFor={`${id}-note`}>{arReview.note}</label>
+          <input
+            id={`${id}-note`}
+            type="text"
+            maxLength={reviewNoteLength}
+            value={note}
+            onChange={(event) => setNote(event.target.value)}
+          />
+          <div className="actions">
+            <button type="button" onClick={() => void decide(true)}>
+              {arReview.credited}
+            </button>
+            <button type="button" className="secondary" onClick={() => void decide(false)}>
+              {arReview.notCredited}
+            </button>
+          </div>
+        </fieldset>
+        <p className="message" role="status">
+          {saving.kind === 'saving'
+            ? arReview.saving
+            : review !== undefined
+              ? arReview.recorded(
+                  review.credited ? arReview.credited : arReview.notCredited,
+                  review.reviewed_by,
+                  formatTime(review.reviewed_at),
+                )
+              : ''}
+        </p>
+        {saving.kind === 'error' && (
+          <p className="message error" role="alert">
+            {arReview.errorSave}
+          </p>
+        )}
+      </article>
+    </li>
+  );
+}
