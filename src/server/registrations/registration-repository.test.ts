@@ -71,7 +71,11 @@ describeOnBackends('on $name', (backend) => {
       );
       await repository.register(signUp, new Date('2025-03-02T10:00Z'), 'api');
 
-      const outcomes = { contacted: 0, qualified: 0, clients: 0, lost: 0 };
+      // No outcome, flag or decision yet.
+      const outcomes = {
+        ...{ contacted: 0, qualified: 0, clients: 0, lost: 0 },
+        ...{ flagged: 0, awaiting_review: 0, not_credited: 0 },
+      };
       expect(await countByLink()).toEqual([
         { marketing_id: '42', package_key: 'premium_reco', leads: 2, repeats: 1, ...outcomes },
       ]);
