@@ -22,6 +22,8 @@ declare module 'autocannon' {
     url: string;
     connections?: number;
     duration?: number;
+    /** Seconds before a request counts as a time-out (10). */
+    timeout?: number;
     requests?: Request[];
   }
 

@@ -10,14 +10,15 @@ import { benchMarketerStats } from './marketer-stats';
 import { benchMetrics } from './metrics';
 import { chromiumPath } from '../scripts/local-machine';
 import { benchPages } from './pages';
+import { benchProgramStats } from './program-stats';
 import { markdownTable, type Row } from './table';
 import { benchWebhooks } from './webhooks';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const resultsDir = join(root, 'bench', 'results');
 const part = process.argv[2] ?? 'all';
-if (!['all', 'page', 'api', 'webhooks', 'stats'].includes(part)) {
-  console.error(`usage: tsx bench/bench.ts [page|api|webhooks|stats] (got "${part}")`);
+if (!['all', 'page', 'api', 'webhooks', 'stats', 'program'].includes(part)) {
+  console.error(`usage: tsx bench/bench.ts [page|api|webhooks|stats|program] (got "${part}")`);
   process.exit(2);
 }
 
@@ -75,16 +76,21 @@ try {
     if (postgresUrl) databases.push(postgresDatabase(postgresUrl));
     for (const database of databases) {
       if (part !== 'webhooks') {
-        // `stats`: the marketers' numbers alone (seeding a million rows takes a while).
+        // `stats` and `program`: the marketers' or the programme's numbers alone (seeding a
+        // million rows takes a while).
         const measures =
-          part === 'stats' ? [benchMarketerStats] : [benchApi, benchMetrics, benchMarketerStats];
+          part === 'stats'
+            ? [benchMarketerStats]
+            : part === 'program'
+              ? [benchProgramStats]
+              : [benchApi, benchMetrics, benchMarketerStats, benchProgramStats];
         for (const measure of measures) {
           const measured = await measure(database, distDir, scratch, log);
           rows.push(...measured.rows);
           notes.push(...measured.notes);
         }
       }
-      if (part !== 'api' && part !== 'stats') {
+      if (part === 'all' || part === 'webhooks') {
         const webhooks = await benchWebhooks(database, distDir, scratch, log);
         rows.push(...webhooks.rows);
         notes.push(...webhooks.notes);
@@ -98,7 +104,7 @@ try {
 await rm(scratch, { recursive: true, force: true });
 
 const report = [
-  `## Benchmark: ${{ all: 'pages, API and webhooks', page: 'pages', api: 'API', webhooks: 'webhooks', stats: "marketers' numbers" }[part]}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+  `## Benchmark: ${{ all: 'pages, API and webhooks', page: 'pages', api: 'API', webhooks: 'webhooks', stats: "marketers' numbers", program: "the programme's numbers" }[part]}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
   '',
   `Machine: ${about}.`,
   '',

@@ -10,7 +10,7 @@ import { ms, row, type Row } from './table';
 // rolled up per day and package as the server keeps them. Issue 26's: a team leader's, with 50
 // members (fifty times the rows), within 100 ms. A tenth of the leads are clients, a tenth
 // contacted, as a CRM would have left them.
-const signUpRows = 1_000_000;
+export const signUpRows = 1_000_000;
 const marketers = 1_000;
 const days = 90;
 const maxP99 = 50;
@@ -18,15 +18,15 @@ const teamSize = 50;
 const maxTeamP99 = 100;
 const seconds = 10;
 
-const packages = ['', 'classic_reco', 'economy_reco', 'premium_reco'];
-// Row i's status, the same SQL on both (i / 1000 so that each marketer has every status).
-const statusOf = (i: string) =>
+export const packages = ['', 'classic_reco', 'economy_reco', 'premium_reco'];
+// Row i's status, the same SQL on both (i / marketers so that each marketer has every status).
+const statusOf = (i: string, marketers: number) =>
   `case (${i} / ${marketers}) % 10 when 0 then 'client' when 1 then 'contacted' else 'new' end`;
 const packageList = packages.map((key) => `'${key}'`).join(', ');
 
 // Written by the database itself, which takes seconds for what would take minutes through a
-// driver. Row i is marketer i mod 1,000, spread evenly over the 90 days before now.
-const sqliteSeed = [
+// driver. Row i is marketer i mod `marketers`, spread evenly over the 90 days before now.
+const sqliteSeed = (marketers: number) => [
   `with recursive n(i) as (select 0 union all select i + 1 from n where i < ${signUpRows - 1})
    insert into registrations (id, created_at, name, phone, notes, marketing_id, package_key, source,
      status)
@@ -34,7 +34,7 @@ const sqliteSeed = [
      strftime('%Y-%m-%dT%H:%M:%fZ', 'now', printf('-%d seconds', i * ${days} * 86400 / ${signUpRows})),
      'bench', printf('9665%08d', i), 'bench', cast(i % ${marketers} as text),
      nullif(json_extract(json_array(${packageList}), printf('$[%d]', i % ${packages.length})), ''),
-     'marketer_link', ${statusOf('i')}
+     'marketer_link', ${statusOf('i', marketers)}
    from n`,
   `with recursive m(id) as (select 0 union all select id + 1 from m where id < ${marketers - 1}),
      d(day) as (select 0 union all select day + 1 from d where day < ${days - 1}),
@@ -43,7 +43,7 @@ const sqliteSeed = [
    select date('now', printf('-%d days', d.day)), cast(m.id as text), p.key, 12, 9
    from m, d, p`,
 ];
-const postgresSeed = [
+const postgresSeed = (marketers: number) => [
   `insert into registrations (id, created_at, name, phone, notes, marketing_id, package_key, source,
      status)
    select 'bench-' || lpad(i::text, 7, '0'),
@@ -51,7 +51,7 @@ const postgresSeed = [
        'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
      'bench', '9665' || lpad(i::text, 8, '0'), 'bench', (i % ${marketers})::text,
      nullif((array[${packageList}])[i % ${packages.length} + 1], ''), 'marketer_link',
-     ${statusOf('i')}
+     ${statusOf('i', marketers)}
    from generate_series(0, ${signUpRows - 1}) as i`,
   `insert into visit_totals (day, marketing_id, package_key, visits, visitors)
    select to_char(current_date - d, 'YYYY-MM-DD'), m::text, p, 12, 9
@@ -61,12 +61,15 @@ const postgresSeed = [
   'vacuum analyze',
 ];
 
-/** Seeds the store the server has just migrated, through its own DATABASE_URL. */
-async function seed(databaseUrl: string): Promise<void> {
+/**
+ * Seeds the store the server has just migrated, through its own DATABASE_URL: a million
+ * sign-ups over 90 days and `marketers` marketers, with their visits rolled up per day.
+ */
+export async function seed(databaseUrl: string, marketers: number): Promise<void> {
   if (databaseUrl.startsWith('sqlite:')) {
     const db = new BetterSqlite3(databaseUrl.slice('sqlite:'.length));
     try {
-      db.transaction(() => sqliteSeed.forEach((statement) => db.exec(statement)))();
+      db.transaction(() => sqliteSeed(marketers).forEach((statement) => db.exec(statement)))();
       db.exec('analyze');
     } finally {
       db.close();
@@ -76,7 +79,7 @@ async function seed(databaseUrl: string): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    for (const statement of postgresSeed) await client.query(statement);
+    for (const statement of postgresSeed(marketers)) await client.query(statement);
   } finally {
     await client.end();
   }
@@ -130,7 +133,7 @@ export async function benchMarketerStats(
     async (server, env) => {
       log(`marketer stats ${label}: seeding ${signUpRows.toLocaleString('en')} sign-ups`);
       const seeding = performance.now();
-      await seed(env.DATABASE_URL ?? '');
+      await seed(env.DATABASE_URL ?? '', marketers);
       const seeded = performance.now() - seeding;
       const results = [];
       for (const { who, connections } of runs) {
