@@ -1,4 +1,4 @@
-import { sql, type Expression, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { LeadStatus } from '../domain/lead-status';
 import { campaignsPerLinkDay, otherCampaign } from './campaigns';
 import type { RegistrationsTable, Tables } from './db/schema';
@@ -111,10 +111,12 @@ export async function countSignUps<K extends CountKey>(
 type Row = Record<CountKey, string> & Counts;
 
 /**
- * Reads visits and sign-ups by the keys asked, or by every key when a campaign is among them: a
- * link's campaigns of a day are named, or are otherCampaign, by their visits and leads together
- * (foldCampaigns), so every count names the same ones. Groups without any of `wanted` are left
- * out.
+ * Reads visits and sign-ups by the keys asked. A campaign among them needs the rows with a
+ * campaign by every key: a link's campaigns of a day are named, or are otherCampaign, by their
+ * visits and leads together (foldCampaigns), so every count names the same ones. The rows
+ * without a campaign are never folded, so they are read by the keys asked alone: most rows
+ * have none, and grouping them by every key would make as many groups as rows. Groups without
+ * any of `wanted` are left out.
  */
 async function count<K extends CountKey>(
   db: Kysely<Tables>,
@@ -125,17 +127,20 @@ async function count<K extends CountKey>(
   if (marketingIds?.length === 0) return [];
   const asked = countKeys.filter((key) => (by as readonly CountKey[]).includes(key));
   const byCampaign = asked.includes('utm_source') || asked.includes('utm_campaign');
-  const keys = byCampaign ? countKeys : asked;
   const wants = (columns: readonly (keyof Counts)[]) =>
     byCampaign || columns.some((column) => wanted.includes(column));
-  const stored = { keys, since, marketingIds, repeats };
-  const [visits, signUps] = await Promise.all([
-    wants(visitColumns) ? visitRows(db, stored) : [],
-    wants(signUpColumns) ? signUpRows(db, stored) : [],
-  ]);
-  const rows = sumBy([...visits, ...signUps], keys);
-  const named = byCampaign ? foldCampaigns(rows) : rows;
-  return sumBy(named, asked)
+  const read = async (keys: readonly CountKey[], campaign?: boolean) => {
+    const stored = { keys, since, marketingIds, repeats, campaign };
+    const [visits, signUps] = await Promise.all([
+      wants(visitColumns) ? visitRows(db, stored) : [],
+      wants(signUpColumns) ? signUpRows(db, stored) : [],
+    ]);
+    return sumBy([...visits, ...signUps], keys);
+  };
+  const [named, none] = byCampaign
+    ? await Promise.all([read(countKeys, true).then(foldCampaigns), read(asked, false)])
+    : [await read(asked), []];
+  return sumBy([...named, ...none], asked)
     .filter((row) => wanted.some((column) => row[column] > 0))
     .map((row) => {
       const group = { ...row } as Record<string, string | number | null>;
@@ -220,16 +225,26 @@ interface Stored {
   since: string;
   marketingIds?: readonly string[];
   repeats: boolean;
+  /** Only the rows with a campaign (true) or without one (false); both when undefined. */
+  campaign?: boolean;
+}
+
+/** A condition on the rows of `table`: they have a campaign (true), or none (false). */
+function withCampaign(table: string, campaign: boolean) {
+  const column = (name: string) => sql`coalesce(${sql.ref(`${table}.${name}`)}, '')`;
+  const some = sql`${column('utm_source')} <> '' or ${column('utm_campaign')} <> ''`;
+  return campaign ? sql<SqlBool>`(${some})` : sql<SqlBool>`not (${some})`;
 }
 
 /** The finished days' visit totals and today's visitor rows, counted alike. */
-function visitRows(db: Kysely<Tables>, { keys, since, marketingIds }: Stored) {
+function visitRows(db: Kysely<Tables>, { keys, since, marketingIds, campaign }: Stored) {
   const day = since.slice(0, 10);
   const days = db
     .selectFrom('visit_totals')
     .select([...countKeys, 'visits', 'visitors'])
     .where('day', '>=', day)
     .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!))
+    .$if(campaign !== undefined, (q) => q.where(withCampaign('visit_totals', campaign!)))
     .unionAll(
       // A visitor row is one visitor; its count the visits of rows from before a visit was one
       // a visitor, link and day.
@@ -237,7 +252,8 @@ function visitRows(db: Kysely<Tables>, { keys, since, marketingIds }: Stored) {
         .selectFrom('visits')
         .select((eb) => [...countKeys, eb.ref('count').as('visits'), sql<number>`1`.as('visitors')])
         .where('day', '>=', day)
-        .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!)),
+        .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!))
+        .$if(campaign !== undefined, (q) => q.where(withCampaign('visits', campaign!))),
     )
     .as('days');
   return db
@@ -252,13 +268,16 @@ function visitRows(db: Kysely<Tables>, { keys, since, marketingIds }: Stored) {
 }
 
 /** Stored sign-ups (storedCounts) and the counts kept for deleted ones (sign_up_totals). */
-function signUpRows(db: Kysely<Tables>, { keys, since, marketingIds, repeats }: Stored) {
+function signUpRows(db: Kysely<Tables>, { keys, since, marketingIds, repeats, campaign }: Stored) {
   const deleted = db
     .selectFrom('sign_up_totals')
     .where('day', '>=', since.slice(0, 10))
     .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!))
+    .$if(campaign !== undefined, (q) => q.where(withCampaign('sign_up_totals', campaign!)))
     .select([...keys, ...keptColumns, sql<number>`0`.as('awaiting_review')]);
-  const all = storedCounts(db, { since, marketingIds, repeats, by: keys }).unionAll(deleted);
+  const all = storedCounts(db, { since, marketingIds, repeats, by: keys, campaign }).unionAll(
+    deleted,
+  );
   return db
     .selectFrom(all.as('counted'))
     .select((eb) => [
@@ -284,6 +303,8 @@ interface StoredSignUps {
   repeats: boolean;
   /** Every key unless given: what a deletion keeps. */
   by?: readonly CountKey[];
+  /** Only the leads with a campaign (true) or without one (false); both when undefined. */
+  campaign?: boolean;
 }
 
 // Of the leads of a group, those whose status is now `status`.
@@ -332,7 +353,7 @@ function notCredited(db: Kysely<Tables>) {
  */
 export function storedCounts(
   db: Kysely<Tables>,
-  { since, marketingIds, ids, repeats, by = countKeys }: StoredSignUps,
+  { since, marketingIds, ids, repeats, by = countKeys, campaign }: StoredSignUps,
 ) {
   const keys = countKeys.filter((key) => by.includes(key));
   // The row whose time is the submission's day: the lead's own, or the repeat's.
@@ -345,7 +366,8 @@ export function storedCounts(
       .where('lead.repeat_of', 'is', null)
       .where('lead.created_at', '>=', since)
       .$if(marketingIds !== undefined, (q) => q.where('lead.marketing_id', 'in', marketingIds!))
-      .$if(ids !== undefined, (q) => q.where('lead.id', 'in', ids!));
+      .$if(ids !== undefined, (q) => q.where('lead.id', 'in', ids!))
+      .$if(campaign !== undefined, (q) => q.where(withCampaign('lead', campaign!)));
   const keyed = () => keys.map((key) => keyOf('lead', key).as(key));
   // Every lead as it came, read alone through the marketer's covering index; then the flagged
   // leads and those not credited, each found through its own table (a set the database can
@@ -396,6 +418,7 @@ export function storedCounts(
       .where('r.created_at', '>=', since)
       .$if(marketingIds !== undefined, (q) => q.where('lead.marketing_id', 'in', marketingIds!))
       .$if(ids !== undefined, (q) => q.where('r.id', 'in', ids!))
+      .$if(campaign !== undefined, (q) => q.where(withCampaign('lead', campaign!)))
       .select((eb) => [
         ...keys.map((key) => keyOf('r', key).as(key)),
         sql<number>`0`.as('leads'),
