@@ -1,12 +1,15 @@
 import { chromium, test as base, expect } from '@playwright/test';
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
-import { ar } from '../src/domain/catalogue';
+import { ar, arProgram, arStats } from '../src/domain/catalogue';
 import { basePath, myLinkPath, signedUpParameter } from '../src/domain/links';
 import { buildNotes } from '../src/domain/notes';
 import { packageKeys, packageLabels } from '../src/domain/packages';
+import { programStatsPath, type ProgramStats } from '../src/domain/program-stats';
+import { buildPayload } from '../src/domain/registration';
 import { channelLink } from '../src/web/marketer-link';
 import { chromiumArgs, requireChromium } from '../scripts/local-machine';
+import { e2eLeadsApiKey, marketerToken } from '../testing/marketer-auth';
 import { chromiumEngine } from './engine-chromium';
 import { firefoxEngine } from './engine-firefox';
 import {
@@ -362,4 +365,108 @@ test('at every phone width from 320 to 480 px nothing overflows and no label bre
     }
   }
   expect(problems).toEqual([]);
+});
+
+/** A sign-up through a marketer's link, as the form posts it; then a client if `client`. */
+async function signUpThrough(marketingId: string, client: boolean) {
+  const stored = await fetch(`${baseURL}/api/external-register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(
+      buildPayload({ name: arabicName, email: '', phone: uniquePhone() }, { marketingId }),
+    ),
+  });
+  expect(stored.status).toBe(201);
+  if (!client) return;
+  const { id } = (await stored.json()) as { id: string };
+  const changed = await fetch(`${baseURL}/api/leads/${id}/status`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${e2eLeadsApiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ status: 'client' }),
+  });
+  expect(changed.status).toBe(200);
+}
+
+async function programStats(token: string): Promise<ProgramStats> {
+  const answer = await fetch(`${baseURL}${programStatsPath}?days=30`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  expect(answer.status).toBe(200);
+  return (await answer.json()) as ProgramStats;
+}
+
+/**
+ * In the page, once the programme's numbers are shown: the totals by label, and the cells of
+ * the marketer's row in the marketers' table (null until both are there).
+ */
+function programShown({ caption, marketingId }: { caption: string; marketingId: string }) {
+  const table = Array.from(document.querySelectorAll('table')).find(
+    (candidate) => candidate.caption?.textContent === caption,
+  );
+  const row = Array.from(table?.querySelectorAll('tbody tr') ?? []).find(
+    (candidate) => candidate.querySelector('th')?.textContent === marketingId,
+  );
+  if (row === undefined) return null;
+  const totals = Object.fromEntries(
+    Array.from(document.querySelectorAll('dt')).map((term) => [
+      term.textContent,
+      term.nextElementSibling?.textContent ?? '',
+    ]),
+  );
+  return { totals, cells: Array.from(row.querySelectorAll('td')).map((cell) => cell.textContent) };
+}
+
+test("the programme's page: an admin sees the totals and the marketers stored; a marketer is refused", async ({
+  open,
+  engineName,
+}) => {
+  const run = `${engineName}-${Date.now()}`;
+  const marketingId = `e2e-engine-${run}`;
+  const admin = await marketerToken(`e2e-admin-${run}`, 'admin');
+  const page = await open();
+  // A visit through the marketer's link, then four leads, three of them clients.
+  await openApp(page, `/register/marketer/${marketingId}`);
+  for (const client of [true, true, true, false]) await signUpThrough(marketingId, client);
+  // Visits are written once a second.
+  await expect
+    .poll(async () => {
+      const stats = await programStats(admin);
+      return stats.marketers.find((row) => row.marketing_id === marketingId)?.visits;
+    })
+    .toBe(1);
+
+  // The platform leaves its token in localStorage, which any page of the origin can set.
+  await page.evaluate((token) => localStorage.setItem('token', token), admin);
+  const before = await programStats(admin);
+  await openApp(page, '/register/program');
+  const shown = await waitFor(page, "the marketer's row", programShown, {
+    caption: arProgram.byMarketer,
+    marketingId,
+  });
+  const after = await programStats(admin);
+  // Visits, unique visitors, leads, clients, conversion, client rate.
+  expect(shown.cells.slice(0, 4)).toEqual(['1', '1', '4', '3']);
+  expect(shown.cells[4]).toContain('400');
+  expect(shown.cells[5]).toContain('75');
+  // Other tests sign up in the same database meanwhile: the page's totals are the store's at
+  // some moment between the two answers around it.
+  const total = (label: string) => Number(shown.totals[label]?.replace(/\D/g, ''));
+  for (const [label, key] of [
+    [arStats.statSignUps, 'leads'],
+    [arStats.statClients, 'clients'],
+    [arStats.statVisits, 'visits'],
+  ] as const) {
+    expect(total(label), label).toBeGreaterThanOrEqual(before.totals[key]);
+    expect(total(label), label).toBeLessThanOrEqual(after.totals[key]);
+  }
+
+  await page.evaluate(
+    (token) => localStorage.setItem('token', token),
+    await marketerToken('42', 'marketing'),
+  );
+  await openApp(page, '/register/program');
+  expect(
+    await waitFor(page, 'the refusal', liveText, 'alert'),
+    "a marketer's token is not authorised",
+  ).toBe(ar.errorNotAuthorized);
 });
