@@ -32,8 +32,9 @@ function bodyBytes(url: string, encoding: Encoding): Promise<number> {
 }
 
 /**
- * Weighs what a screen loaded (the requests Lighthouse saw, same origin only), fetching each
- * again with each Accept-Encoding: a file with no .br or .gz beside it is sent as it is.
+ * Weighs what a screen loaded (the requests Lighthouse saw, same origin only, the API's answers
+ * left out), fetching each again with each Accept-Encoding: a file with no .br or .gz beside it
+ * is sent as it is.
  */
 export async function weighPage(
   origin: string,
@@ -47,7 +48,10 @@ export async function weighPage(
   ) as PageWeight;
   const seen = new Set<string>();
   for (const { url, resourceType } of requests) {
-    if (!url.startsWith(`${origin}/`) || seen.has(url)) continue;
+    // The API's answers are the visitor's data, not the page, and need the visitor's token.
+    if (!url.startsWith(`${origin}/`) || url.startsWith(`${origin}/api/`) || seen.has(url)) {
+      continue;
+    }
     seen.add(url);
     const kind = kinds[resourceType] ?? 'other';
     for (const encoding of encodings) weight[kind][encoding] += await bodyBytes(url, encoding);
