@@ -8,6 +8,7 @@ import { writeTransaction } from '../db/dialect';
 import type { Database, RegistrationsTable, SignUpChannel, Tables } from '../db/schema';
 import { queueEvents } from '../webhooks/outbox';
 import { groupCommit, type ItemResult } from '../db/group-commit';
+import { defaultFlagSettings, flagLeads, type FlagSettings } from './flags';
 
 /** A repeat is a submission of the same phone and notes as a lead of the 24 hours before it. */
 const repeatWindowMs = 24 * 60 * 60 * 1000;
@@ -52,6 +53,14 @@ export interface PrivacyNotice {
   version: string | undefined;
 }
 
+/** What the server knows of a sign-up besides its fields, for the flags (docs/flags.md). */
+export interface SignUpEvidence {
+  /** Its address (IPv6: its /48) hashed as the visits' address_hash is; '' when unknown. */
+  addressHash: string;
+  /** When the server served its form, as the form's stamp says; null without a valid one. */
+  servedAt: Date | null;
+}
+
 export interface Registered {
   /** The lead's id: the new submission's own, or for a repeat its lead's. */
   id: string;
@@ -65,8 +74,14 @@ export interface RegistrationRepository {
    * repeat: stored too, linked to that lead (which keeps the marketer's credit), and the
    * lead's id is returned. It records the privacy notice of the repository's options (the
    * version the sign-up says its page showed, when it says one) and the channel it came by.
+   * A lead is checked for doubtful credit, and its flags stored with it (docs/flags.md).
    */
-  register(input: Registration, now: Date, channel: SignUpChannel): Promise<Registered>;
+  register(
+    input: Registration,
+    now: Date,
+    channel: SignUpChannel,
+    evidence?: SignUpEvidence,
+  ): Promise<Registered>;
   /** Every stored registration, oldest first, optionally only those from `since` on. */
   list(options?: { since?: Date }): Promise<StoredRegistration[]>;
   /** Throws when the database does not answer. */
@@ -87,25 +102,28 @@ export interface RepositoryOptions {
   observeBatch?: (size: number, seconds: number) => void;
   /** Hears of each call that found the database out of reach (the metrics). */
   onUnavailable?: () => void;
+  /** The thresholds of the flags; by default the settings' defaults. */
+  flagSettings?: FlagSettings;
 }
 
 // What a sign-up brings; the repeat rule works out repeat_of, and with it whether it has a status.
 type SentRow = Omit<RegistrationsTable, 'repeat_of' | 'status' | 'status_changed_at'>;
 type Lead = Pick<RegistrationsTable, 'id' | 'phone' | 'notes' | 'created_at'>;
 
-// Rows a statement, at most: SQLite takes up to 32,766 values (21 a row).
+// Rows a statement, at most: SQLite takes up to 32,766 values (23 a row).
 const rowsPerInsert = 500;
 
 /**
- * The repeat rule, and the webhook events, for a batch of sign-ups in one transaction that
- * holds the lock of each phone and notes (so the leads read here are every lead committed).
- * Each row is a repeat of the oldest lead of its phone and notes in the 24 hours before it,
- * a lead stored earlier in the batch included; otherwise it is a lead itself.
+ * The repeat rule, the flags and the webhook events, for a batch of sign-ups in one
+ * transaction that holds the lock of each phone (so the leads read here are every lead
+ * committed). Each row is a repeat of the oldest lead of its phone and notes in the 24 hours
+ * before it, a lead stored earlier in the batch included; otherwise it is a lead itself.
  */
 async function storeSignUps(
   trx: Kysely<Tables>,
   batch: SentRow[],
   webhookEvents: boolean,
+  flagSettings: FlagSettings,
 ): Promise<Registered[]> {
   const windowStart = (row: Pick<SentRow, 'created_at'>) =>
     new Date(Date.parse(row.created_at) - repeatWindowMs).toISOString();
@@ -144,6 +162,7 @@ async function storeSignUps(
       status_changed_at: null,
     };
   });
+  await flagLeads(trx, rows, flagSettings);
   for (let start = 0; start < rows.length; start += rowsPerInsert) {
     await trx
       .insertInto('registrations')
@@ -202,14 +221,17 @@ export function createRegistrationRepository(
     privacyNotice = { url: undefined, version: undefined },
     observeBatch,
     onUnavailable,
+    flagSettings = defaultFlagSettings,
   }: RepositoryOptions = {},
 ): RegistrationRepository {
   const { db } = database;
   const write = (batch: SentRow[]) =>
     writeTransaction(
       database,
-      batch.map((row) => `sign-up ${row.phone} ${row.notes}`),
-      (trx) => storeSignUps(trx, batch, webhookEvents),
+      // Per phone, not per phone and notes: the contested check reads the phone's leads of
+      // every notes, and two instances storing one phone through two links must take turns.
+      batch.map((row) => `sign-up ${row.phone}`),
+      (trx) => storeSignUps(trx, batch, webhookEvents, flagSettings),
     );
   // A batch fails as a whole. When the database is not out of reach, the fault may be one
   // sign-up's (a value the database refuses): each is then tried alone, to fail only itself.
@@ -235,7 +257,7 @@ export function createRegistrationRepository(
   const guard = <T>(run: () => Promise<T>) => guarded(database, run, onUnavailable);
 
   return {
-    register: (input, now, channel) =>
+    register: (input, now, channel, evidence) =>
       guard(() => {
         const { packageKey, source } = parseNotes(input.notes);
         return register({
@@ -257,6 +279,8 @@ export function createRegistrationRepository(
           privacy_version: input.privacy_version ?? privacyNotice.version ?? '',
           channel,
           privacy_attested: input.privacy_version === undefined ? 0 : 1,
+          address_hash: evidence?.addressHash ?? '',
+          served_at: evidence?.servedAt?.toISOString() ?? null,
         });
       }),
     list: ({ since } = {}) =>
