@@ -117,7 +117,11 @@ async function contested(
   for (const lead of leads) {
     const start = minus(lead.created_at, windowMs);
     const other = earlier.find(
-      (e) => e.phone === lead.phone && e.marketing_id !== lead.marketing_id && e.created_at > start,
+      (e) =>
+        e.phone === lead.phone &&
+        e.marketing_id !== lead.marketing_id &&
+        e.created_at > start &&
+        e.created_at <= lead.created_at,
     );
     if (other !== undefined) flags.push(flag(lead, 'contested', other.id));
     earlier.push(lead);
