@@ -27,8 +27,6 @@ export const defaultFlagSettings: FlagSettings = {
 };
 
 const dayMs = 24 * 60 * 60 * 1000;
-// SQLite takes at most 500 selects in one union; a batch rarely has more than a few links.
-const selectsPerUnion = 500;
 // lead_flags has 3 values a row: far below either database's limit on parameters.
 const flagsPerInsert = 5_000;
 
@@ -45,32 +43,66 @@ type Row = Pick<
   | 'served_at'
 >;
 
+/** The checks of new leads, with what they remember between batches. */
+export interface FlagChecks {
+  /**
+   * Checks each lead of a batch (a repeat is not checked) and stores its flags, in the batch's
+   * transaction, which holds the lock of each phone: the leads read here are every lead of
+   * those phones committed, and a lead earlier in the batch counts as a stored one. `rows` are
+   * in the order they are stored.
+   */
+  flagLeads(trx: Kysely<Tables>, rows: readonly Row[]): Promise<void>;
+}
+
 /**
- * Checks each lead of a batch (a repeat is not checked) and stores its flags, in the batch's
- * transaction, which holds the lock of each phone: the leads read here are every lead of those
- * phones committed, and a lead earlier in the batch counts as a stored one. One query a check,
- * whatever the batch's size, each reading a bounded number of index entries a phone or link.
- * `rows` are in the order they are stored.
+ * The checks under `settings`. Each is one query a batch at most, whatever its size, reading a
+ * bounded number of index entries a phone or link. A link or address found past its threshold
+ * is remembered while what was read still proves it (the leads were committed), so that a link
+ * pouring in thousands of leads is read once in a while, not at every batch.
  */
-export async function flagLeads(
-  trx: Kysely<Tables>,
-  rows: readonly Row[],
-  settings: FlagSettings,
-): Promise<void> {
-  const leads = rows.filter((row) => row.repeat_of === null);
-  if (leads.length === 0) return;
-  const flags: LeadFlagsTable[] = [
-    ...(await contested(trx, leads, settings)),
-    ...(await burst(trx, leads, settings)),
-    ...(await sameAddress(trx, leads, settings)),
-    ...leads.filter((lead) => isFast(lead, settings)).map((lead) => flag(lead, 'fast')),
-    ...leads.filter(hasDisposableEmail).map((lead) => flag(lead, 'disposable_email')),
-  ];
-  for (let start = 0; start < flags.length; start += flagsPerInsert) {
-    await trx
-      .insertInto('lead_flags')
-      .values(flags.slice(start, start + flagsPerInsert))
-      .execute();
+export function createFlagChecks(settings: FlagSettings): FlagChecks {
+  const burstLinks = new Saturated();
+  const sameAddressLinks = new Saturated();
+  return {
+    async flagLeads(trx, rows) {
+      const leads = rows.filter((row) => row.repeat_of === null);
+      if (leads.length === 0) return;
+      const flags: LeadFlagsTable[] = [
+        ...(await contested(trx, leads, settings)),
+        ...(await burst(trx, leads, settings, burstLinks)),
+        ...(await sameAddress(trx, leads, settings, sameAddressLinks)),
+        ...leads.filter((lead) => isFast(lead, settings)).map((lead) => flag(lead, 'fast')),
+        ...leads.filter(hasDisposableEmail).map((lead) => flag(lead, 'disposable_email')),
+      ];
+      for (let start = 0; start < flags.length; start += flagsPerInsert) {
+        await trx
+          .insertInto('lead_flags')
+          .values(flags.slice(start, start + flagsPerInsert))
+          .execute();
+      }
+    },
+  };
+}
+
+// Past this many groups remembered, the oldest knowledge goes: it is only a shortcut.
+const maxSaturated = 10_000;
+
+/**
+ * Groups (a link, or a link and address on a day) known to have at least the threshold of
+ * stored leads from a time on: the oldest of the newest `threshold` found.
+ */
+class Saturated {
+  private readonly since = new Map<string, string>();
+
+  /** Whether the group had `threshold` stored leads after `from`, as far as is known. */
+  has(key: string, from: string): boolean {
+    const since = this.since.get(key);
+    return since !== undefined && since > from;
+  }
+
+  remember(key: string, since: string) {
+    if (this.since.size >= maxSaturated) this.since.clear();
+    this.since.set(key, since);
   }
 }
 
@@ -137,14 +169,14 @@ async function burst(
   trx: Kysely<Tables>,
   leads: Row[],
   { burstLeads, burstMinutes }: FlagSettings,
+  saturated: Saturated,
 ): Promise<LeadFlagsTable[]> {
   const windowMs = burstMinutes * 60_000;
   const linkOf = (lead: Row) => JSON.stringify([lead.marketing_id, lead.package_key]);
-  return flagPastThreshold(trx, leads, burstLeads, 'burst', linkOf, (lead) => ({
+  return flagPastThreshold(trx, leads, burstLeads, 'burst', saturated, linkOf, (lead) => ({
     marketingId: lead.marketing_id,
     packageKey: lead.package_key,
     from: minus(lead.created_at, windowMs),
-    to: undefined,
   }));
 }
 
@@ -157,6 +189,7 @@ async function sameAddress(
   trx: Kysely<Tables>,
   leads: Row[],
   { sameAddressLeads }: FlagSettings,
+  saturated: Saturated,
 ): Promise<LeadFlagsTable[]> {
   const dayOf = (lead: Row) => lead.created_at.slice(0, 10);
   const keyOf = (lead: Row) =>
@@ -166,6 +199,7 @@ async function sameAddress(
     leads.filter((lead) => lead.address_hash !== ''),
     sameAddressLeads,
     'same_address',
+    saturated,
     keyOf,
     (lead) => ({
       marketingId: lead.marketing_id,
@@ -177,27 +211,31 @@ async function sameAddress(
   );
 }
 
-/** Which stored leads a lead is counted with: its link's (and address's) within [from, to). */
+/**
+ * Which stored leads a lead is counted with: its link's (and address's) after `from`, and
+ * before `to` when set. `from` may be a bare day (2026-03-01), which sorts before its times.
+ */
 interface Group {
   marketingId: string | null;
   packageKey: string | null;
   addressHash?: string;
-  /** Exclusive for a window that ends at the lead, inclusive for a day. */
   from: string;
-  to: string | undefined;
+  to?: string;
 }
 
 /**
  * Flags each lead that has at least `threshold` leads of its group before it: the stored ones,
  * counted up to the threshold alone (so that a link of thousands a day reads `threshold` index
  * entries, not thousands), then the batch's earlier ones. A batch's sign-ups came within
- * moments of each other: each group is counted from its earliest lead's start.
+ * moments of each other: each group is counted from its earliest lead's start. A group known
+ * to be past the threshold since after that start is not read again.
  */
 async function flagPastThreshold(
   trx: Kysely<Tables>,
   leads: Row[],
   threshold: number,
   name: LeadFlag,
+  saturated: Saturated,
   keyOf: (lead: Row) => string,
   groupOf: (lead: Row) => Group,
 ): Promise<LeadFlagsTable[]> {
@@ -207,32 +245,15 @@ async function flagPastThreshold(
     const known = groups.get(keyOf(lead));
     if (known === undefined || group.from < known.from) groups.set(keyOf(lead), group);
   }
-  const keys = [...groups.keys()];
+  const unknown = [...groups].filter(([key, group]) => !saturated.has(key, group.from));
   const stored = new Map<string, number>();
-  for (let start = 0; start < keys.length; start += selectsPerUnion) {
-    const counts = keys.slice(start, start + selectsPerUnion).map((key, index) => {
-      const group = groups.get(key) as Group;
-      let found = trx
-        .selectFrom('registrations')
-        .select(sql.lit(1).as('one'))
-        .where('marketing_id', group.marketingId === null ? 'is' : '=', group.marketingId)
-        .where('package_key', group.packageKey === null ? 'is' : '=', group.packageKey)
-        .where('repeat_of', 'is', null);
-      found =
-        group.to === undefined
-          ? found.where('created_at', '>', group.from)
-          : found.where('created_at', '>=', group.from).where('created_at', '<', group.to);
-      if (group.addressHash !== undefined) {
-        found = found.where('address_hash', '=', group.addressHash);
-      }
-      return trx
-        .selectFrom(found.limit(threshold).as('found'))
-        .select((eb) => [sql.lit(start + index).as('key'), eb.fn.countAll().as('count')]);
-    });
-    const [first, ...rest] = counts;
-    if (first === undefined) continue;
-    const rowsOfUnion = await rest.reduce((union, next) => union.unionAll(next), first).execute();
-    for (const row of rowsOfUnion) stored.set(keys[Number(row.key)] ?? '', Number(row.count));
+  for (const [key, group] of groups) if (saturated.has(key, group.from)) stored.set(key, threshold);
+  const counts = await readGroups(trx, unknown, threshold, 'count');
+  for (const [key, count] of counts) stored.set(key, Number(count));
+  // Newly past the threshold (once a window, for a link that stays busy): from when on.
+  const full = unknown.filter(([key]) => Number(counts.get(key)) >= threshold);
+  for (const [key, oldest] of await readGroups(trx, full, threshold, 'oldest')) {
+    if (oldest !== null) saturated.remember(key, String(oldest));
   }
   const flags: LeadFlagsTable[] = [];
   for (const lead of leads) {
@@ -242,6 +263,80 @@ async function flagPastThreshold(
     stored.set(key, before + 1);
   }
   return flags;
+}
+
+/**
+ * Of each group's stored leads, up to `threshold` of them (the newest, in a window without an
+ * end), how many or the oldest: one statement for the groups of marketers' links, one for
+ * those of general links (no marketer). Each group is read by a subquery run once per group
+ * through the index that starts with marketing_id, or with address_hash, stopped at the
+ * threshold: a union of one select a group would cost the planning of each.
+ */
+async function readGroups(
+  trx: Kysely<Tables>,
+  groups: [string, Group][],
+  threshold: number,
+  read: 'count' | 'oldest',
+): Promise<Map<string, number | string | null>> {
+  const found = new Map<string, number | string | null>();
+  for (const general of [false, true]) {
+    const some = groups.filter(([, group]) => (group.marketingId === null) === general);
+    const [, first] = some[0] ?? [];
+    if (first === undefined) continue;
+    // The package as '' for none: compared as a filter on the index's entries, on both
+    // databases alike, where a null would need each database's own "is not distinct from".
+    const sent = sql<{
+      column1: string;
+      column2: string;
+      column3: string;
+      column4: string;
+      column5: string;
+      column6: string;
+    }>`(values ${sql.join(
+      some.map(
+        ([key, group]) =>
+          sql`(${key}, ${group.marketingId ?? ''}, ${group.packageKey ?? ''}, ${group.from}, ${
+            group.to ?? ''
+          }, ${group.addressHash ?? ''})`,
+      ),
+    )})`.as('sent');
+    const rows = await trx
+      .selectFrom(sent)
+      .select((eb) => {
+        let query = eb
+          .selectFrom('registrations as lead')
+          .select('lead.created_at')
+          .where((w) =>
+            general
+              ? w('lead.marketing_id', 'is', null)
+              : w('lead.marketing_id', '=', w.ref('sent.column2')),
+          )
+          .where(
+            sql<string>`coalesce(${sql.ref('lead.package_key')}, '')`,
+            '=',
+            eb.ref('sent.column3'),
+          )
+          .where('lead.repeat_of', 'is', null)
+          .whereRef('lead.created_at', '>', 'sent.column4');
+        if (first.to !== undefined) query = query.whereRef('lead.created_at', '<', 'sent.column5');
+        // A window without an end is read from its newest lead, backwards along the index.
+        query =
+          first.addressHash === undefined
+            ? query.orderBy('lead.created_at', 'desc')
+            : query.whereRef('lead.address_hash', '=', 'sent.column6');
+        const leads = eb.selectFrom(query.limit(threshold).as('found'));
+        return [
+          'sent.column1 as key',
+          (read === 'count'
+            ? leads.select((c) => c.fn.countAll<number | string>().as('value'))
+            : leads.select((c) => c.fn.min<string | null>('found.created_at').as('value'))
+          ).as('value'),
+        ];
+      })
+      .execute();
+    for (const row of rows) found.set(row.key, row.value);
+  }
+  return found;
 }
 
 /** fast: sent less than fastSeconds after its form was served (a stamp of the future is bad). */

@@ -8,7 +8,7 @@ import { writeTransaction } from '../db/dialect';
 import type { Database, RegistrationsTable, SignUpChannel, Tables } from '../db/schema';
 import { queueEvents } from '../webhooks/outbox';
 import { groupCommit, type ItemResult } from '../db/group-commit';
-import { defaultFlagSettings, flagLeads, type FlagSettings } from './flags';
+import { createFlagChecks, defaultFlagSettings, type FlagChecks, type FlagSettings } from './flags';
 
 /** A repeat is a submission of the same phone and notes as a lead of the 24 hours before it. */
 const repeatWindowMs = 24 * 60 * 60 * 1000;
@@ -123,7 +123,7 @@ async function storeSignUps(
   trx: Kysely<Tables>,
   batch: SentRow[],
   webhookEvents: boolean,
-  flagSettings: FlagSettings,
+  flagChecks: FlagChecks,
 ): Promise<Registered[]> {
   const windowStart = (row: Pick<SentRow, 'created_at'>) =>
     new Date(Date.parse(row.created_at) - repeatWindowMs).toISOString();
@@ -162,7 +162,7 @@ async function storeSignUps(
       status_changed_at: null,
     };
   });
-  await flagLeads(trx, rows, flagSettings);
+  await flagChecks.flagLeads(trx, rows);
   for (let start = 0; start < rows.length; start += rowsPerInsert) {
     await trx
       .insertInto('registrations')
@@ -225,13 +225,14 @@ export function createRegistrationRepository(
   }: RepositoryOptions = {},
 ): RegistrationRepository {
   const { db } = database;
+  const flagChecks = createFlagChecks(flagSettings);
   const write = (batch: SentRow[]) =>
     writeTransaction(
       database,
       // Per phone, not per phone and notes: the contested check reads the phone's leads of
       // every notes, and two instances storing one phone through two links must take turns.
       batch.map((row) => `sign-up ${row.phone}`),
-      (trx) => storeSignUps(trx, batch, webhookEvents, flagSettings),
+      (trx) => storeSignUps(trx, batch, webhookEvents, flagChecks),
     );
   // A batch fails as a whole. When the database is not out of reach, the fault may be one
   // sign-up's (a value the database refuses): each is then tried alone, to fail only itself.
