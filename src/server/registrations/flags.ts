@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { sql, type Kysely } from 'kysely';
+import { textTable } from '../db/dialect';
 import type { LeadFlag, LeadFlagsTable, RegistrationsTable, Tables } from '../db/schema';
 
 // The package is CommonJS with an object of functions: Node's ESM import finds no named exports.
@@ -27,8 +28,6 @@ export const defaultFlagSettings: FlagSettings = {
 };
 
 const dayMs = 24 * 60 * 60 * 1000;
-// lead_flags has 3 values a row: far below either database's limit on parameters.
-const flagsPerInsert = 5_000;
 
 type Row = Pick<
   RegistrationsTable,
@@ -74,12 +73,26 @@ export function createFlagChecks(settings: FlagSettings): FlagChecks {
         ...leads.filter((lead) => isFast(lead, settings)).map((lead) => flag(lead, 'fast')),
         ...leads.filter(hasDisposableEmail).map((lead) => flag(lead, 'disposable_email')),
       ];
-      for (let start = 0; start < flags.length; start += flagsPerInsert) {
-        await trx
-          .insertInto('lead_flags')
-          .values(flags.slice(start, start + flagsPerInsert))
-          .execute();
-      }
+      if (flags.length === 0) return;
+      // other_id '' for none: the table's rows are text alone.
+      const rowsOfFlags = textTable(
+        trx,
+        ['registration_id', 'flag', 'other_id'],
+        flags.map((row) => [row.registration_id, row.flag, row.other_id ?? '']),
+      ).as('flags');
+      await trx
+        .insertInto('lead_flags')
+        .columns(['registration_id', 'flag', 'other_id'])
+        .expression(
+          trx
+            .selectFrom(rowsOfFlags)
+            .select((eb) => [
+              'flags.registration_id',
+              sql<LeadFlag>`${eb.ref('flags.flag')}`.as('flag'),
+              sql<string | null>`nullif(${eb.ref('flags.other_id')}, '')`.as('other_id'),
+            ]),
+        )
+        .execute();
     },
   };
 }
@@ -133,13 +146,11 @@ async function contested(
     const known = since.get(lead.phone);
     if (known === undefined || start < known) since.set(lead.phone, start);
   }
-  const sent = sql<{ column1: string; column2: string }>`(values ${sql.join(
-    [...since].map(([phone, start]) => sql`(${phone}, ${start})`),
-  )})`.as('sent');
+  const sent = textTable(trx, ['phone', 'since'], [...since]).as('sent');
   const earlier: Pick<Row, 'id' | 'phone' | 'marketing_id' | 'created_at'>[] = await trx
     .selectFrom('registrations as lead')
     .innerJoin(sent, (join) =>
-      join.onRef('lead.phone', '=', 'sent.column1').onRef('lead.created_at', '>', 'sent.column2'),
+      join.onRef('lead.phone', '=', 'sent.phone').onRef('lead.created_at', '>', 'sent.since'),
     )
     .select(['lead.id', 'lead.phone', 'lead.marketing_id', 'lead.created_at'])
     .where('lead.repeat_of', 'is', null)
@@ -285,21 +296,18 @@ async function readGroups(
     if (first === undefined) continue;
     // The package as '' for none: compared as a filter on the index's entries, on both
     // databases alike, where a null would need each database's own "is not distinct from".
-    const sent = sql<{
-      column1: string;
-      column2: string;
-      column3: string;
-      column4: string;
-      column5: string;
-      column6: string;
-    }>`(values ${sql.join(
-      some.map(
-        ([key, group]) =>
-          sql`(${key}, ${group.marketingId ?? ''}, ${group.packageKey ?? ''}, ${group.from}, ${
-            group.to ?? ''
-          }, ${group.addressHash ?? ''})`,
-      ),
-    )})`.as('sent');
+    const sent = textTable(
+      trx,
+      ['key', 'marketing_id', 'package_key', 'since', 'until', 'address_hash'],
+      some.map(([key, group]) => [
+        key,
+        group.marketingId ?? '',
+        group.packageKey ?? '',
+        group.from,
+        group.to ?? '',
+        group.addressHash ?? '',
+      ]),
+    ).as('sent');
     const rows = await trx
       .selectFrom(sent)
       .select((eb) => {
@@ -309,24 +317,24 @@ async function readGroups(
           .where((w) =>
             general
               ? w('lead.marketing_id', 'is', null)
-              : w('lead.marketing_id', '=', w.ref('sent.column2')),
+              : w('lead.marketing_id', '=', w.ref('sent.marketing_id')),
           )
           .where(
             sql<string>`coalesce(${sql.ref('lead.package_key')}, '')`,
             '=',
-            eb.ref('sent.column3'),
+            eb.ref('sent.package_key'),
           )
           .where('lead.repeat_of', 'is', null)
-          .whereRef('lead.created_at', '>', 'sent.column4');
-        if (first.to !== undefined) query = query.whereRef('lead.created_at', '<', 'sent.column5');
+          .whereRef('lead.created_at', '>', 'sent.since');
+        if (first.to !== undefined) query = query.whereRef('lead.created_at', '<', 'sent.until');
         // A window without an end is read from its newest lead, backwards along the index.
         query =
           first.addressHash === undefined
             ? query.orderBy('lead.created_at', 'desc')
-            : query.whereRef('lead.address_hash', '=', 'sent.column6');
+            : query.whereRef('lead.address_hash', '=', 'sent.address_hash');
         const leads = eb.selectFrom(query.limit(threshold).as('found'));
         return [
-          'sent.column1 as key',
+          'sent.key',
           (read === 'count'
             ? leads.select((c) => c.fn.countAll<number | string>().as('value'))
             : leads.select((c) => c.fn.min<string | null>('found.created_at').as('value'))
