@@ -88,7 +88,7 @@ export function createFlagChecks(settings: FlagSettings): FlagChecks {
             .selectFrom(rowsOfFlags)
             .select((eb) => [
               'flags.registration_id',
-              sql<LeadFlag>`${eb.ref('flags.flag')}`.as('flag'),
+              eb.ref('flags.flag').$castTo<LeadFlag>().as('flag'),
               sql<string | null>`nullif(${eb.ref('flags.other_id')}, '')`.as('other_id'),
             ]),
         )
@@ -147,7 +147,7 @@ async function contested(
     if (known === undefined || start < known) since.set(lead.phone, start);
   }
   const sent = textTable(trx, ['phone', 'since'], [...since]).as('sent');
-  const earlier: Pick<Row, 'id' | 'phone' | 'marketing_id' | 'created_at'>[] = await trx
+  const stored = await trx
     .selectFrom('registrations as lead')
     .innerJoin(sent, (join) =>
       join.onRef('lead.phone', '=', 'sent.phone').onRef('lead.created_at', '>', 'sent.since'),
@@ -156,18 +156,24 @@ async function contested(
     .where('lead.repeat_of', 'is', null)
     .orderBy('lead.created_at')
     .execute();
+  // Each phone's leads, oldest first; each of the batch's joins them once checked.
+  const earlier = new Map<string, Pick<Row, 'id' | 'marketing_id' | 'created_at'>[]>();
+  const add = (lead: Pick<Row, 'id' | 'phone' | 'marketing_id' | 'created_at'>) =>
+    earlier.set(lead.phone, [...(earlier.get(lead.phone) ?? []), lead]);
+  stored.forEach(add);
   const flags: LeadFlagsTable[] = [];
   for (const lead of leads) {
     const start = minus(lead.created_at, windowMs);
-    const other = earlier.find(
-      (e) =>
-        e.phone === lead.phone &&
-        e.marketing_id !== lead.marketing_id &&
-        e.created_at > start &&
-        e.created_at <= lead.created_at,
-    );
+    const other = earlier
+      .get(lead.phone)
+      ?.find(
+        (e) =>
+          e.marketing_id !== lead.marketing_id &&
+          e.created_at > start &&
+          e.created_at <= lead.created_at,
+      );
     if (other !== undefined) flags.push(flag(lead, 'contested', other.id));
-    earlier.push(lead);
+    add(lead);
   }
   return flags;
 }
