@@ -67,30 +67,30 @@ export function createFlagChecks(settings: FlagSettings): FlagChecks {
       const leads = rows.filter((row) => row.repeat_of === null);
       if (leads.length === 0) return;
       const flags: LeadFlagsTable[] = [
-        ...(await contested(trx, leads, settings)),
         ...(await burst(trx, leads, settings, burstLinks)),
         ...(await sameAddress(trx, leads, settings, sameAddressLinks)),
         ...leads.filter((lead) => isFast(lead, settings)).map((lead) => flag(lead, 'fast')),
         ...leads.filter(hasDisposableEmail).map((lead) => flag(lead, 'disposable_email')),
       ];
-      if (flags.length === 0) return;
-      // other_id '' for none: the table's rows are text alone.
-      const rowsOfFlags = textTable(
+      // '' for none: the tables bound as a parameter hold text alone.
+      const found = textTable(
         trx,
         ['registration_id', 'flag', 'other_id'],
         flags.map((row) => [row.registration_id, row.flag, row.other_id ?? '']),
-      ).as('flags');
+      ).as('found');
+      // contested is looked up by the insert itself: one statement, not a read and a write.
       await trx
         .insertInto('lead_flags')
         .columns(['registration_id', 'flag', 'other_id'])
         .expression(
           trx
-            .selectFrom(rowsOfFlags)
+            .selectFrom(found)
             .select((eb) => [
-              'flags.registration_id',
-              eb.ref('flags.flag').$castTo<LeadFlag>().as('flag'),
-              sql<string | null>`nullif(${eb.ref('flags.other_id')}, '')`.as('other_id'),
-            ]),
+              'found.registration_id',
+              eb.ref('found.flag').$castTo<LeadFlag>().as('flag'),
+              sql<string | null>`nullif(${eb.ref('found.other_id')}, '')`.as('other_id'),
+            ])
+            .unionAll(contested(trx, leads, settings)),
         )
         .execute();
     },
@@ -129,53 +129,68 @@ const minus = (at: string, ms: number) => new Date(Date.parse(at) - ms).toISOStr
 
 /**
  * contested: the phone is already a lead, under any notes, of another marketer or of a general
- * link (null is a marketer of its own here), within contestedDays before it. The flag names the
- * earliest such lead: the one that brought the person first.
+ * link, within contestedDays before it. The flag names the earliest such lead (the one that
+ * brought the person first): a stored one, looked up through the (phone, notes, created_at)
+ * index by its first column, else one earlier in the batch. A select of the flags, for the
+ * insert of the batch's flags.
  */
-async function contested(
-  trx: Kysely<Tables>,
-  leads: Row[],
-  { contestedDays }: FlagSettings,
-): Promise<LeadFlagsTable[]> {
+function contested(trx: Kysely<Tables>, leads: Row[], { contestedDays }: FlagSettings) {
   const windowMs = contestedDays * dayMs;
-  // Each phone with the start of its earliest lead's window, looked up through the
-  // (phone, notes, created_at) index by its first column.
-  const since = new Map<string, string>();
-  for (const lead of leads) {
-    const start = minus(lead.created_at, windowMs);
-    const known = since.get(lead.phone);
-    if (known === undefined || start < known) since.set(lead.phone, start);
-  }
-  const sent = textTable(trx, ['phone', 'since'], [...since]).as('sent');
-  const stored = await trx
-    .selectFrom('registrations as lead')
-    .innerJoin(sent, (join) =>
-      join.onRef('lead.phone', '=', 'sent.phone').onRef('lead.created_at', '>', 'sent.since'),
-    )
-    .select(['lead.id', 'lead.phone', 'lead.marketing_id', 'lead.created_at'])
-    .where('lead.repeat_of', 'is', null)
-    .orderBy('lead.created_at')
-    .execute();
-  // Each phone's leads, oldest first; each of the batch's joins them once checked.
-  const earlier = new Map<string, Pick<Row, 'id' | 'marketing_id' | 'created_at'>[]>();
-  const add = (lead: Pick<Row, 'id' | 'phone' | 'marketing_id' | 'created_at'>) =>
-    earlier.set(lead.phone, [...(earlier.get(lead.phone) ?? []), lead]);
-  stored.forEach(add);
-  const flags: LeadFlagsTable[] = [];
-  for (const lead of leads) {
-    const start = minus(lead.created_at, windowMs);
-    const other = earlier
-      .get(lead.phone)
-      ?.find(
+  // A marketer as '' for a general link's leads: ids are never empty, and a null would need
+  // each database's own "is distinct from".
+  const marketerOf = (lead: Pick<Row, 'marketing_id'>) => lead.marketing_id ?? '';
+  const earlierInBatch = (lead: Row, index: number) =>
+    leads
+      .slice(0, index)
+      .find(
         (e) =>
-          e.marketing_id !== lead.marketing_id &&
-          e.created_at > start &&
-          e.created_at <= lead.created_at,
-      );
-    if (other !== undefined) flags.push(flag(lead, 'contested', other.id));
-    add(lead);
-  }
-  return flags;
+          e.phone === lead.phone &&
+          marketerOf(e) !== marketerOf(lead) &&
+          e.created_at > minus(lead.created_at, windowMs),
+      )?.id ?? '';
+  const sent = textTable(
+    trx,
+    ['id', 'phone', 'marketing_id', 'since', 'created_at', 'in_batch'],
+    leads.map((lead, index) => [
+      lead.id,
+      lead.phone,
+      marketerOf(lead),
+      minus(lead.created_at, windowMs),
+      lead.created_at,
+      earlierInBatch(lead, index),
+    ]),
+  ).as('sent');
+  return trx
+    .selectFrom((db) =>
+      db
+        .selectFrom(sent)
+        .select((eb) => {
+          const stored = eb
+            .selectFrom('registrations as lead')
+            .select('lead.id')
+            .whereRef('lead.phone', '=', 'sent.phone')
+            .where('lead.repeat_of', 'is', null)
+            .whereRef('lead.created_at', '>', 'sent.since')
+            .whereRef('lead.created_at', '<=', 'sent.created_at')
+            .where(
+              sql<string>`coalesce(${sql.ref('lead.marketing_id')}, '')`,
+              '<>',
+              eb.ref('sent.marketing_id'),
+            )
+            .orderBy('lead.created_at')
+            .limit(1);
+          return [
+            'sent.id as registration_id',
+            sql.lit('contested').$castTo<LeadFlag>().as('flag'),
+            eb.fn
+              .coalesce(stored, sql<string | null>`nullif(${eb.ref('sent.in_batch')}, '')`)
+              .as('other_id'),
+          ];
+        })
+        .as('checked'),
+    )
+    .selectAll()
+    .where('checked.other_id', 'is not', null);
 }
 
 /**
