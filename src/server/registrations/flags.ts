@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { sql, type Kysely } from 'kysely';
 import { textTable } from '../db/dialect';
-import type { LeadFlag, LeadFlagsTable, RegistrationsTable, Tables } from '../db/schema';
+import type { LeadFlag, RegistrationsTable, Tables } from '../db/schema';
 
 // The package is CommonJS with an object of functions: Node's ESM import finds no named exports.
 const { blacklist } = createRequire(import.meta.url)('mailchecker') as typeof import('mailchecker');
@@ -66,17 +66,16 @@ export function createFlagChecks(settings: FlagSettings): FlagChecks {
     async flagLeads(trx, rows) {
       const leads = rows.filter((row) => row.repeat_of === null);
       if (leads.length === 0) return;
-      const flags: LeadFlagsTable[] = [
+      const flags = [
         ...(await burst(trx, leads, settings, burstLinks)),
         ...(await sameAddress(trx, leads, settings, sameAddressLinks)),
         ...leads.filter((lead) => isFast(lead, settings)).map((lead) => flag(lead, 'fast')),
         ...leads.filter(hasDisposableEmail).map((lead) => flag(lead, 'disposable_email')),
       ];
-      // '' for none: the tables bound as a parameter hold text alone.
       const found = textTable(
         trx,
-        ['registration_id', 'flag', 'other_id'],
-        flags.map((row) => [row.registration_id, row.flag, row.other_id ?? '']),
+        ['registration_id', 'flag'],
+        flags.map((row) => [row.registration_id, row.flag]),
       ).as('found');
       // contested is looked up by the insert itself: one statement, not a read and a write.
       await trx
@@ -88,7 +87,7 @@ export function createFlagChecks(settings: FlagSettings): FlagChecks {
             .select((eb) => [
               'found.registration_id',
               eb.ref('found.flag').$castTo<LeadFlag>().as('flag'),
-              sql<string | null>`nullif(${eb.ref('found.other_id')}, '')`.as('other_id'),
+              sql<string | null>`null`.as('other_id'),
             ])
             .unionAll(contested(trx, leads, settings)),
         )
@@ -119,11 +118,13 @@ class Saturated {
   }
 }
 
-const flag = (lead: Row, name: LeadFlag, otherId: string | null = null): LeadFlagsTable => ({
-  registration_id: lead.id,
-  flag: name,
-  other_id: otherId,
-});
+/** A flag the batch's insert stores as it is (contested is looked up by the insert). */
+interface Flag {
+  registration_id: string;
+  flag: LeadFlag;
+}
+
+const flag = (lead: Row, name: LeadFlag): Flag => ({ registration_id: lead.id, flag: name });
 
 const minus = (at: string, ms: number) => new Date(Date.parse(at) - ms).toISOString();
 
@@ -150,13 +151,12 @@ function contested(trx: Kysely<Tables>, leads: Row[], { contestedDays }: FlagSet
       )?.id ?? '';
   const sent = textTable(
     trx,
-    ['id', 'phone', 'marketing_id', 'since', 'created_at', 'in_batch'],
+    ['id', 'phone', 'marketing_id', 'since', 'in_batch'],
     leads.map((lead, index) => [
       lead.id,
       lead.phone,
       marketerOf(lead),
       minus(lead.created_at, windowMs),
-      lead.created_at,
       earlierInBatch(lead, index),
     ]),
   ).as('sent');
@@ -170,8 +170,9 @@ function contested(trx: Kysely<Tables>, leads: Row[], { contestedDays }: FlagSet
             .select('lead.id')
             .whereRef('lead.phone', '=', 'sent.phone')
             .where('lead.repeat_of', 'is', null)
+            // Stored is already a lead, though another instance's clock may have given it a
+            // later time than this one's: the lock of the phone made them take turns.
             .whereRef('lead.created_at', '>', 'sent.since')
-            .whereRef('lead.created_at', '<=', 'sent.created_at')
             .where(
               sql<string>`coalesce(${sql.ref('lead.marketing_id')}, '')`,
               '<>',
@@ -202,7 +203,7 @@ async function burst(
   leads: Row[],
   { burstLeads, burstMinutes }: FlagSettings,
   saturated: Saturated,
-): Promise<LeadFlagsTable[]> {
+): Promise<Flag[]> {
   const windowMs = burstMinutes * 60_000;
   const linkOf = (lead: Row) => JSON.stringify([lead.marketing_id, lead.package_key]);
   return flagPastThreshold(trx, leads, burstLeads, 'burst', saturated, linkOf, (lead) => ({
@@ -222,7 +223,7 @@ async function sameAddress(
   leads: Row[],
   { sameAddressLeads }: FlagSettings,
   saturated: Saturated,
-): Promise<LeadFlagsTable[]> {
+): Promise<Flag[]> {
   const dayOf = (lead: Row) => lead.created_at.slice(0, 10);
   const keyOf = (lead: Row) =>
     JSON.stringify([lead.marketing_id, lead.package_key, lead.address_hash, dayOf(lead)]);
@@ -270,7 +271,7 @@ async function flagPastThreshold(
   saturated: Saturated,
   keyOf: (lead: Row) => string,
   groupOf: (lead: Row) => Group,
-): Promise<LeadFlagsTable[]> {
+): Promise<Flag[]> {
   const groups = new Map<string, Group>();
   for (const lead of leads) {
     const group = groupOf(lead);
@@ -287,7 +288,7 @@ async function flagPastThreshold(
   for (const [key, oldest] of await readGroups(trx, full, threshold, 'oldest')) {
     if (oldest !== null) saturated.remember(key, String(oldest));
   }
-  const flags: LeadFlagsTable[] = [];
+  const flags: Flag[] = [];
   for (const lead of leads) {
     const key = keyOf(lead);
     const before = stored.get(key) ?? 0;
