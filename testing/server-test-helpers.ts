@@ -13,7 +13,12 @@ import { basePath } from '../src/domain/links';
 import type { Brand, FormState } from '../src/domain/render-contract';
 import { buildApp, type BuildOptions } from '../src/server/app';
 import { loadConfig, type Config } from '../src/server/env';
-import type { RegistrationsTable, WebhookEventsTable } from '../src/server/db/schema';
+import { formStampField } from '../src/domain/registration';
+import type {
+  LeadFlagsTable,
+  RegistrationsTable,
+  WebhookEventsTable,
+} from '../src/server/db/schema';
 
 export const fixtureScript = `console.log(${JSON.stringify('x'.repeat(2000))});\n`;
 export const fixtureHead = `<title>${ar.titleGeneric(ar.brandDefault)}</title>`;
@@ -77,13 +82,14 @@ export async function writeFixtureBuild(distDir: string): Promise<void> {
   await writeFile(
     join(distDir, 'ssr', 'entry-server.js'),
     `import { matchRoute } from ${JSON.stringify(routesModule)};
-    export function render(url, { origin, brand, form: state }) {
+    export function render(url, { origin, brand, form: state, formStamp }) {
       const path = url.split('?')[0];
       const { kind } = matchRoute(url, ${JSON.stringify(basePath)});
       if (kind === 'form') {
         const head = ${JSON.stringify(fixtureHead)} + fixtureOgUrl(origin + path) +
           '<meta name="fixture-brand" content="' + encodeURIComponent(JSON.stringify(brand)) + '">';
-        const html = ${JSON.stringify(fixtureForm)} + (state ? fixtureFormState(state) : '');
+        const html = ${JSON.stringify(fixtureForm)} + (state ? fixtureFormState(state) : '') +
+          '<input type="hidden" name="${formStampField}" value="' + (formStamp ?? '') + '">';
         return { html, head };
       }
       if (kind === 'myLink') {
@@ -150,6 +156,8 @@ export interface TestDatabase {
   rows(): Promise<RegistrationsTable[]>;
   /** Every webhook event, oldest first, read the same way. */
   events(): Promise<WebhookEventsTable[]>;
+  /** Every lead's flags, by lead and flag, read the same way. */
+  flags(): Promise<LeadFlagsTable[]>;
   /** Removes the database; call once whatever used it is closed. */
   drop(): Promise<void>;
 }
@@ -172,7 +180,8 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
       try {
         // Rows of one time in the order they were stored: an index on created_at would
         // otherwise order them by whatever else it holds.
-        return db.prepare(`select * from ${table} order by created_at, rowid`).all() as Row[];
+        const order = table === 'lead_flags' ? 'registration_id, flag' : 'created_at, rowid';
+        return db.prepare(`select * from ${table} order by ${order}`).all() as Row[];
       } finally {
         db.close();
       }
@@ -181,6 +190,7 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
       url: `sqlite:${file}`,
       rows: async () => read<RegistrationsTable>('registrations'),
       events: async () => read<WebhookEventsTable>('webhook_events'),
+      flags: async () => read<LeadFlagsTable>('lead_flags'),
       drop: () => rm(dir, { recursive: true, force: true }),
     };
   }
@@ -203,6 +213,12 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
     async events() {
       const { rows } = await admin.query<WebhookEventsTable>(
         `select * from ${schema}.webhook_events order by created_at`,
+      );
+      return rows;
+    },
+    async flags() {
+      const { rows } = await admin.query<LeadFlagsTable>(
+        `select * from ${schema}.lead_flags order by registration_id, flag`,
       );
       return rows;
     },
@@ -269,6 +285,7 @@ export async function buildTestApp(
     databaseUrl: database.url,
     rows: database.rows,
     events: database.events,
+    flags: database.flags,
     log: () => logLines.join(''),
   };
 }

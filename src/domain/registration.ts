@@ -41,6 +41,13 @@ export const trapField = 'website';
 export const privacyVersionField = 'privacy_version';
 export const privacyVersionMaxLength = 40;
 
+/**
+ * The name of the form's hidden field that holds the server's signed stamp of the time it
+ * served the form (docs/flags.md#fast): sent back with the sign-up, with or without JavaScript.
+ */
+export const formStampField = 'form_stamp';
+export const formStampMaxLength = 100;
+
 /** The campaign parameters a page's URL may carry, sent with a sign-up under the same names. */
 export const utmFields = [
   'utm_source',
@@ -120,6 +127,8 @@ export const registrationSchema = z.strictObject({
   [privacyVersionField]: z.optional(
     z.string().check(z.trim(), z.maxLength(privacyVersionMaxLength), z.refine(storable)),
   ),
+  // The form's stamp, as the server served it; a missing or bad one only goes unchecked.
+  [formStampField]: z.optional(z.string().check(z.maxLength(formStampMaxLength))),
   // A solved proof-of-work challenge (base64 JSON), when the server asks for one.
   altcha: z.optional(z.string().check(z.maxLength(4_000))),
   marketing_id: z.optional(

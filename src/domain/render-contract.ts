@@ -43,6 +43,8 @@ export interface RenderOptions {
   brand: Brand;
   /** On a form route, what the server made of a form post; else the empty form. */
   form?: FormState;
+  /** The server's signed stamp of the time it served the page, for its form to send back. */
+  formStamp?: string;
 }
 
 /**

@@ -144,6 +144,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     proofOfWork: services.proofOfWork,
     rateLimitPerMinute: config.rateLimitPerMinute,
     now,
+    evidence: services.evidence,
   };
   // GET /api/health, GET /api/ready, POST /api/external-register, GET /api/altcha-challenge (ALTCHA on)
   await app.register(apiPlugin, {

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ar } from '../domain/catalogue';
 import { readLogo, type LogoFile } from './brand-logo';
+import { defaultFlagSettings } from './registrations/flags';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -287,6 +288,34 @@ const envSchema = z.object({
     ),
   // Set: the provider's CRM tells what became of each lead (POST /api/leads/:id/status).
   LEADS_API_KEY: leadsApiKeys.optional(),
+  // The flags on doubtful leads (docs/flags.md): never a refusal, only a note for a review.
+  CONTESTED_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(36_500)
+    .default(defaultFlagSettings.contestedDays),
+  BURST_LEADS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(defaultFlagSettings.burstLeads),
+  BURST_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .default(defaultFlagSettings.burstMinutes),
+  SAME_ADDRESS_LEADS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(defaultFlagSettings.sameAddressLeads),
+  FAST_SECONDS: z.coerce.number().int().min(1).max(3_600).default(defaultFlagSettings.fastSeconds),
+  // Signs the time a form was served (the fast flag); instances share it to check each other's.
+  FORM_STAMP_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   NODE_ENV: z.string().optional(),
   // Where `npm run build` put the pages; tests and benchmarks point it at a fixture build.
   DIST_DIR: z
@@ -440,6 +469,16 @@ const configSchema = envSchema
     marketerAuth: marketerAuthOf(env),
     /** Set: POST /api/leads/:id/status takes any of these keys (plugins/leads.ts). */
     leadsApiKeys: env.LEADS_API_KEY,
+    /** The thresholds of the flags on doubtful leads (registrations/flags.ts). */
+    flags: {
+      contestedDays: env.CONTESTED_DAYS,
+      burstLeads: env.BURST_LEADS,
+      burstMinutes: env.BURST_MINUTES,
+      sameAddressLeads: env.SAME_ADDRESS_LEADS,
+      fastSeconds: env.FAST_SECONDS,
+    },
+    /** Signs the forms' stamps; unset, each instance signs with a random key of its own. */
+    formStampKey: env.FORM_STAMP_KEY,
   }));
 
 export type Config = z.output<typeof configSchema>;

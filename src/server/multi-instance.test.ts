@@ -162,5 +162,60 @@ describe.runIf(testDatabaseUrl !== undefined && testRedisUrl !== undefined)(
       expect(phase2).toEqual({ sent: 20, accepted: rateLimit, '429s': 20 - rateLimit, '5xx': 0 });
       for (const instance of instances) expect(instance.output()).not.toContain('"level":50');
     }, 90_000);
+
+    it('racing one phone through two marketers’ links, flag one of its two leads contested', async () => {
+      const database = await createTestDatabase('postgres');
+      onTestFinished(() => database.drop());
+      const dir = await mkdtemp(join(tmpdir(), 'tasjeel-instances-'));
+      onTestFinished(() => rm(dir, { recursive: true, force: true }));
+      await writeFixtureBuild(join(dir, 'dist'));
+      const env = {
+        DATABASE_URL: database.url,
+        REDIS_URL: testRedisUrlWithPrefix(),
+        DIST_DIR: join(dir, 'dist'),
+        LOAD_SHED_DELAY_MS: '0',
+        LOG_LEVEL: 'warn',
+      };
+      const instances = await Promise.all(
+        [1, 2].map((n) => startInstance(env, join(dir, `instance-${n}.log`))),
+      );
+      for (const instance of instances) {
+        await fetch(`${instance.origin}/api/health`).then((response) => response.arrayBuffer());
+      }
+
+      // Each phone at once through marketer 1's link on one instance and marketer 2's, for
+      // another package, on the other: two leads (the notes differ), one of them contested.
+      const phones = Array.from({ length: 20 }, (_, i) => phoneOf(2000 + i));
+      const answers = await Promise.all(
+        phones.flatMap((phone, i) =>
+          [
+            { packageName: 'premium_reco', marketingId: 'm1' },
+            { packageName: 'classic_reco', marketingId: 'm2' },
+          ].map((route, side) =>
+            post(
+              instances[(i + side) % 2] as Instance,
+              buildPayload({ name: 'سارة', email: '', phone }, route),
+              `10.1.${i}.${side}`,
+            ),
+          ),
+        ),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(Array(40).fill(201));
+
+      const rows = await database.rows();
+      const contested = (await database.flags()).filter((flag) => flag.flag === 'contested');
+      expect(rows.filter((row) => row.repeat_of === null)).toHaveLength(40);
+      for (const phone of phones) {
+        const leads = rows.filter((row) => row.phone === phone);
+        const flagged = contested.filter((flag) =>
+          leads.some((lead) => lead.id === flag.registration_id),
+        );
+        // Whichever instance took the phone's lock second flags its lead, naming the other.
+        expect(flagged).toHaveLength(1);
+        expect([flagged[0]?.registration_id, flagged[0]?.other_id].sort()).toEqual(
+          leads.map((lead) => lead.id).sort(),
+        );
+      }
+    }, 90_000);
   },
 );

@@ -8,6 +8,7 @@ import { createLeadReviews, type LeadReviews } from './leads/lead-reviews';
 import { createLeadStatuses, type LeadStatuses } from './leads/lead-statuses';
 import { createMetrics, type Metrics } from './metrics';
 import { createProofOfWork, type ProofOfWork } from './registrations/proof-of-work';
+import { createSignUpEvidence, type SignUpEvidenceSource } from './registrations/sign-up-evidence';
 import {
   createRegistrationRepository,
   type RegistrationRepository,
@@ -38,6 +39,8 @@ export interface Services {
   outbox: Outbox;
   /** Set (ALTCHA_HMAC_KEY): a sign-up must carry a solved challenge. */
   proofOfWork: ProofOfWork | undefined;
+  /** The forms' stamps, and the sign-ups' address hashes, for the flags. */
+  evidence: SignUpEvidenceSource;
   /** Set at SIGTERM (serve.ts): /api/ready answers 503 until the server closes. */
   lifecycle: { draining: boolean };
   /** Closes the database and Redis; the plugins have stopped their work first. */
@@ -92,6 +95,7 @@ export async function createServices(
         }
       : undefined,
     onUnavailable: metrics ? () => metrics.databaseErrors.inc() : undefined,
+    flagSettings: config.flags,
   });
   const salts = createVisitSalts(redis, (error) =>
     log.warn({ err: error }, 'the visitor salt is kept in memory: Redis does not answer'),
@@ -104,6 +108,8 @@ export async function createServices(
     leadStatuses: createLeadStatuses(database),
     leadReviews: createLeadReviews(database),
     visits: createVisitCounter(createVisitRepository(database), { salts, now, log }),
+    // Under the visits' salt: a sign-up's address hash is its visit's.
+    evidence: createSignUpEvidence(config.formStampKey, salts),
     outbox: createOutbox(database),
     // One for the API and the pages' form posts; a solved challenge is spent with its sign-up.
     proofOfWork:

@@ -15,16 +15,19 @@ import { matchScreen } from './routes';
  * request, and the client hydrates the screen of window.location (React Router's
  * components cost 13 KB gzip of the form's 85 KB JavaScript budget; src/domain/routes.ts
  * still matches as its matcher does).
- * `form` is what the server made of a form post (server render only).
+ * `form` is what the server made of a form post, `formStamp` the time it served the page,
+ * signed (server render only).
  */
 export function App({
   location,
   brand,
   form,
+  formStamp,
 }: {
   location: string;
   brand: Brand;
   form?: FormState;
+  formStamp?: string;
 }) {
   const screen = matchScreen(location, brand.name, basePath);
   const { title } = screen;
@@ -59,6 +62,7 @@ export function App({
           packageName={screen.packageName}
           marketingId={screen.marketingId}
           shown={form}
+          stamp={formStamp}
         />
       ) : screen.kind === 'myLink' ? (
         <MyLinkPage />

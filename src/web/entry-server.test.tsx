@@ -1,10 +1,11 @@
-import { act, screen } from '@testing-library/react';
+import { act, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { hydrateRoot } from 'react-dom/client';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ar, arPreview } from '../domain/catalogue';
 import { registrationPath } from '../domain/links';
 import { packageLabels } from '../domain/packages';
-import { privacyVersionField } from '../domain/registration';
+import { formStampField, privacyVersionField } from '../domain/registration';
 import type { FormState } from '../domain/render-contract';
 import { App } from './app';
 import { defaultBrand, readBrand } from './brand';
@@ -411,5 +412,37 @@ describe('hydrating what render produced', () => {
     act(() => root.unmount());
     container.remove();
     document.head.innerHTML = '';
+  });
+
+  it('keeps the stamp the server served the form with, posted as it is and sent by the script', async () => {
+    const url = '/register/register-client/economy_reco/3';
+    const stamp = '1772355600000.AAAAAAAAAAAAAAAAAAAAAA';
+    const { html } = render(url, { origin: '', brand: sampleBrand, formStamp: stamp });
+    // Without JavaScript the browser posts it with the fields.
+    expect(html).toContain(`name="${formStampField}" value="${stamp}"`);
+    const container = document.createElement('div');
+    container.innerHTML = html;
+    document.body.append(container);
+    onTestFinished(() => container.remove());
+    const consoleError = vi.spyOn(console, 'error');
+    const onRecoverableError = vi.fn();
+    const fetch = vi.fn<typeof globalThis.fetch>(async () => new Response(null, { status: 201 }));
+    vi.stubGlobal('fetch', fetch);
+
+    const root = await act(async () =>
+      hydrateRoot(container, <App location={url} brand={sampleBrand} />, { onRecoverableError }),
+    );
+    expect(onRecoverableError).not.toHaveBeenCalled();
+    expect(consoleError).not.toHaveBeenCalled();
+    const user = userEvent.setup();
+    await user.type(screen.getByRole('textbox', { name: ar.fieldName }), 'Sara');
+    await user.type(screen.getByRole('textbox', { name: ar.fieldPhone }), '966512345678');
+    await user.click(screen.getByRole('button', { name: ar.buttonSubmit }));
+
+    await waitFor(() => expect(fetch).toHaveBeenCalledOnce());
+    expect(JSON.parse(String(fetch.mock.calls[0]?.[1]?.body))).toMatchObject({
+      [formStampField]: stamp,
+    });
+    act(() => root.unmount());
   });
 });

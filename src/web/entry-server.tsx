@@ -10,12 +10,12 @@ import { matchScreen } from './routes';
 /** The server's renderer: url is the request's path and query, /register prefix included. */
 export function render(
   url: string,
-  { origin, brand, form }: RenderOptions = { origin: '', brand: defaultBrand },
+  { origin, brand, form, formStamp }: RenderOptions = { origin: '', brand: defaultBrand },
 ): RenderedPage {
   const screen = matchScreen(url, brand.name, basePath);
   const html = renderToString(
     <StrictMode>
-      <App location={url} brand={brand} form={form} />
+      <App location={url} brand={brand} form={form} formStamp={formStamp} />
     </StrictMode>,
   );
   return { html, head: pageHead(screen, origin, brand) };

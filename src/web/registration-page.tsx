@@ -6,6 +6,7 @@ import { packageLabel } from '../domain/packages';
 import { normalizePhone, phoneMaxLength } from '../domain/phone';
 import {
   buildPayload,
+  formStampField,
   nameMaxLength,
   privacyVersionField,
   registrationSchema,
@@ -45,13 +46,27 @@ function shownBeforeHydration(): FormState {
   };
 }
 
+/** The stamp the server put in the page's form, so that hydration keeps it. */
+function stampBeforeHydration(): string {
+  if (typeof document === 'undefined') return '';
+  return document.querySelector<HTMLInputElement>(`#field-${formStampField}`)?.value ?? '';
+}
+
 interface RegistrationPageProps extends RouteAttribution {
   /** What the server made of a form post, when it renders the page (src/web/entry-server.tsx). */
   shown?: FormState;
+  /** The server's signed time of serving the page, when it renders it. */
+  stamp?: string | undefined;
 }
 
-export function RegistrationPage({ packageName, marketingId, shown }: RegistrationPageProps) {
+export function RegistrationPage({
+  packageName,
+  marketingId,
+  shown,
+  stamp: served,
+}: RegistrationPageProps) {
   const [initial] = useState(() => shown ?? shownBeforeHydration());
+  const [stamp] = useState(() => served ?? stampBeforeHydration());
   const [values, setValues] = useState(initial.values);
   const [invalid, setInvalid] = useState(initial.invalid);
   const [error, setError] = useState(initial.error);
@@ -108,6 +123,7 @@ export function RegistrationPage({ packageName, marketingId, shown }: Registrati
     );
     const trap = elements.namedItem(trapField);
     if (trap instanceof HTMLInputElement && trap.value !== '') payload[trapField] = trap.value;
+    if (stamp !== '') payload[formStampField] = stamp;
     const parsed = registrationSchema.safeParse(payload);
     if (!parsed.success) {
       const paths = parsed.error.issues.map((issue) => issue.path[0]);
@@ -202,6 +218,15 @@ export function RegistrationPage({ packageName, marketingId, shown }: Registrati
           <label htmlFor={`field-${trapField}`}>{ar.fieldTrap}</label>
           <input id={`field-${trapField}`} name={trapField} tabIndex={-1} autoComplete="off" />
         </div>
+        {/* When the server served the page, signed: a sign-up sent within moments of it is
+            flagged for review (docs/flags.md), never refused. */}
+        <input
+          type="hidden"
+          id={`field-${formStampField}`}
+          name={formStampField}
+          value={stamp}
+          readOnly
+        />
 
         <p id={errorId} className="message error" role="alert">
           {error}

@@ -117,3 +117,25 @@ export async function dropDeletedPages(database: Database): Promise<void> {
 export function isPostgres(db: { getExecutor(): QueryExecutor }): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
+
+/**
+ * Rows of text as a table with the columns `names`, however many rows, bound as one parameter
+ * (one a column on PostgreSQL): SQLite reads a JSON array of rows, PostgreSQL one array a
+ * column. A batch's hundreds of rows as a VALUES list of a parameter each cost more to build,
+ * bind and plan than the reading of them.
+ */
+export function textTable<N extends string>(
+  db: Kysely<Tables>,
+  names: readonly N[],
+  rows: readonly (readonly string[])[],
+) {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    const columns = names.map((_, index) => rows.map((row) => row[index] ?? ''));
+    return sql<Record<N, string>>`(select * from unnest(${sql.join(
+      columns.map((column) => sql`${column}::text[]`),
+    )}) as rows(${sql.join(names.map((name) => sql.id(name)))}))`;
+  }
+  return sql<Record<N, string>>`(select ${sql.join(
+    names.map((name, index) => sql`value ->> ${sql.lit(index)} as ${sql.id(name)}`),
+  )} from json_each(${JSON.stringify(rows)}))`;
+}

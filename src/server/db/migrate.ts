@@ -19,6 +19,7 @@ import * as consentEvidence from './migrations/2026-11-25T1300-consent-evidence'
 import * as retentionIndexes from './migrations/2026-11-26T1500-retention-indexes';
 import * as consentAttested from './migrations/2026-11-26T1510-consent-attested';
 import * as leadFlags from './migrations/2026-11-26T1900-lead-flags';
+import * as signUpEvidence from './migrations/2026-11-26T1910-sign-up-evidence';
 
 // Listed by hand rather than read from the folder, so the list works the same under tsx, vitest
 // and any bundler. Names sort by their timestamp; append new ones at the end. A module that
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration | { postgres: Migration }> = {
   '2026-11-26T1500-retention-indexes': retentionIndexes,
   '2026-11-26T1510-consent-attested': consentAttested,
   '2026-11-26T1900-lead-flags': leadFlags,
+  '2026-11-26T1910-sign-up-evidence': signUpEvidence,
 };
 
 /** The migrations a database of this kind runs, by name. */

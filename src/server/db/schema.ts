@@ -36,6 +36,13 @@ export interface RegistrationsTable {
   status: LeadStatus | null;
   /** When the status last changed; null while the lead is as it came (`new`) or on a repeat. */
   status_changed_at: string | null;
+  /**
+   * Its address (IPv6: its /48) hashed under the day's visitor salt, as visits.address_hash;
+   * '' when unknown, and on rows stored before it was kept (the flags, docs/flags.md).
+   */
+  address_hash: string;
+  /** When the server served the form it came from (its signed stamp); null without one. */
+  served_at: string | null;
 }
 
 /** How a submission came: the pages' JSON API call, or the form posted without JavaScript. */

@@ -42,6 +42,8 @@ describe('openSqlite', () => {
           privacy_version: '',
           channel: 'api',
           privacy_attested: 0,
+          address_hash: '',
+          served_at: null,
         })
         .execute();
     await insert('first');

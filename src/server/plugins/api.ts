@@ -16,7 +16,7 @@ export interface ApiOptions extends SignUpOptions {
  */
 export const apiPlugin: FastifyPluginAsyncZod<ApiOptions> = async (
   api,
-  { corsOrigins, lifecycle, repository, proofOfWork, now, rateLimitPerMinute },
+  { corsOrigins, lifecycle, repository, proofOfWork, now, rateLimitPerMinute, evidence },
 ) => {
   // An empty list still answers with Vary: Origin and never with an allow-origin header.
   await api.register(cors, { origin: corsOrigins, credentials: true, methods: ['POST'] });
@@ -45,5 +45,11 @@ export const apiPlugin: FastifyPluginAsyncZod<ApiOptions> = async (
   // Liveness: the process answers. Never the database: an orchestrator restarts an instance
   // that fails it, and a database outage would restart every instance at once, to no avail.
   api.get('/health', async () => ({ status: 'ok' }));
-  await api.register(registrationRoutes, { repository, proofOfWork, now, rateLimitPerMinute });
+  await api.register(registrationRoutes, {
+    repository,
+    proofOfWork,
+    now,
+    rateLimitPerMinute,
+    evidence,
+  });
 };

@@ -171,6 +171,7 @@ export async function pagesPlugin(
     proofOfWork,
     now,
     rateLimitPerMinute,
+    evidence,
     marketerStatsStorageKey,
     visits,
     metrics,
@@ -185,7 +186,7 @@ export async function pagesPlugin(
     privacyUrl: provider.privacyUrl,
     privacyVersion: provider.privacyVersion,
   };
-  const signUpOptions = { repository, proofOfWork, now, rateLimitPerMinute };
+  const signUpOptions = { repository, proofOfWork, now, rateLimitPerMinute, evidence };
   const proofOfWorkTag =
     proofOfWork === undefined ? '' : `<meta name="${proofOfWorkMeta}" content="on">`;
   // Tells the link page that the numbers are on, and where the platform keeps its token.
@@ -206,7 +207,13 @@ export async function pagesPlugin(
   async function pageAt(request: FastifyRequest, form?: FormState) {
     const [template, rendered] = await Promise.all([
       pages.template(request.url),
-      pages.render(request.url, { origin: siteOrigin(request), brand, form }),
+      // Each page its own stamp: its form sends it back, for the fast flag (docs/flags.md).
+      pages.render(request.url, {
+        origin: siteOrigin(request),
+        brand,
+        form,
+        formStamp: evidence.stamp(now()),
+      }),
     ]);
     // Functions as replacements, so a '$&' in the page is not read as a pattern.
     return template

@@ -3,7 +3,13 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { ar } from '../../domain/catalogue';
 import { registrationPath, signedUpParameter } from '../../domain/links';
 import { buildNotes, type RouteAttribution } from '../../domain/notes';
-import { privacyVersionField, trapField, type FormValues } from '../../domain/registration';
+import {
+  buildPayload,
+  formStampField,
+  privacyVersionField,
+  trapField,
+  type FormValues,
+} from '../../domain/registration';
 import type { FormState } from '../../domain/render-contract';
 import { sampleBrand, sampleBrandEnv } from '../../../testing/sample-brand';
 import {
@@ -340,6 +346,87 @@ describeOnBackends('on $name', (backend) => {
       const response = await postForm(app, { url: '/api/external-register' });
       expect(response.statusCode).toBe(415);
       expect(response.json()).toEqual({ error: ar.errorBadRequest });
+    });
+  });
+
+  describe('the stamp of the time the page was served', () => {
+    /** The app on a clock the test moves, and the stamp in the form of the page served now. */
+    async function stampingApp() {
+      let time = Date.parse('2026-03-01T09:00:00.000Z');
+      // Every post comes from one address here: same_address stays out of the way.
+      const built = await buildTestApp(
+        backend,
+        { SAME_ADDRESS_LEADS: '10' },
+        { now: () => new Date(time) },
+      );
+      const stampOfPage = async () => {
+        const page = await built.app.inject({ url: path });
+        const stamp = new RegExp(`name="${formStampField}" value="([^"]*)"`).exec(page.body)?.[1];
+        expect(stamp).toMatch(/^\d+\.[\w-]+$/);
+        return stamp as string;
+      };
+      return { ...built, stampOfPage, wait: (ms: number) => (time += ms) };
+    }
+    const phoneOf = (n: number) => `96650000000${n}`;
+
+    it('posted back without JavaScript flags a sign-up sent within 2 s as fast, and only that', async () => {
+      const { app, rows, flags, stampOfPage, wait } = await stampingApp();
+      const post = (phone: string, stamp: string) =>
+        postForm(app, { fields: { ...values, phone, [trapField]: '', [formStampField]: stamp } });
+
+      const quick = await stampOfPage();
+      wait(1_900);
+      expect((await post(phoneOf(1), quick)).statusCode).toBe(303);
+      const slow = await stampOfPage();
+      wait(2_000);
+      expect((await post(phoneOf(2), slow)).statusCode).toBe(303);
+      // A stamp altered (a page served 10 s before, its time says), or none: stored as any
+      // sign-up, and not flagged for it.
+      const [served, signature] = (await stampOfPage()).split('.');
+      expect((await post(phoneOf(3), `${Number(served) - 10_000}.${signature}`)).statusCode).toBe(
+        303,
+      );
+      expect((await postForm(app, { fields: { ...values, phone: phoneOf(4) } })).statusCode).toBe(
+        303,
+      );
+
+      const stored = await rows();
+      expect(stored.map((row) => row.phone)).toEqual([1, 2, 3, 4].map(phoneOf));
+      expect(stored.map((row) => row.served_at !== null)).toEqual([true, true, false, false]);
+      expect(await flags()).toEqual([
+        { registration_id: stored[0]?.id, flag: 'fast', other_id: null },
+      ]);
+    });
+
+    it('sent by the page’s script to the API flags a sign-up sent within 2 s as fast', async () => {
+      const { app, rows, flags, stampOfPage, wait } = await stampingApp();
+      const post = (phone: string, stamp: string | undefined) =>
+        app.inject({
+          method: 'POST',
+          url: '/api/external-register',
+          payload: {
+            ...buildPayload(
+              { ...values, phone },
+              { packageName: 'premium_reco', marketingId: '42' },
+            ),
+            ...(stamp !== undefined && { [formStampField]: stamp }),
+          },
+        });
+
+      const quick = await stampOfPage();
+      wait(500);
+      expect((await post(phoneOf(1), quick)).statusCode).toBe(201);
+      const slow = await stampOfPage();
+      wait(30_000);
+      expect((await post(phoneOf(2), slow)).statusCode).toBe(201);
+      expect((await post(phoneOf(3), 'not a stamp')).statusCode).toBe(201);
+      expect((await post(phoneOf(4), undefined)).statusCode).toBe(201);
+
+      const stored = await rows();
+      expect(stored).toHaveLength(4);
+      expect(await flags()).toEqual([
+        { registration_id: stored[0]?.id, flag: 'fast', other_id: null },
+      ]);
     });
   });
 });

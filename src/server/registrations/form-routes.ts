@@ -4,6 +4,7 @@ import { basePath, registrationPath, signedUpParameter } from '../../domain/link
 import { normalizePhone } from '../../domain/phone';
 import {
   buildPayload,
+  formStampField,
   privacyVersionField,
   registrationSchema,
   trapField,
@@ -30,7 +31,7 @@ export interface FormRoutesOptions extends SignUpOptions {
 
 // What the form's fields are called: anything else in a post did not come from the form.
 const fields: readonly (keyof FormValues)[] = ['name', 'email', 'phone'];
-const formFields = new Set<string>([...fields, trapField, privacyVersionField]);
+const formFields = new Set<string>([...fields, trapField, privacyVersionField, formStampField]);
 
 /** What the person typed, to show again; the phone as the form normalises it while typing. */
 function typedValues(body: FormBody): FormValues {
@@ -142,12 +143,14 @@ export async function formRoutes(
         return sendPage(request, reply, 400, { values, error: ar.errorInvalid });
       }
       const trap = body?.[trapField] ?? '';
+      const stamp = body?.[formStampField] ?? '';
       // The campaign parameters are the page's, as on the JavaScript path: the form has no
       // field for them, so they are read from the address it was posted to.
       const utm = utmFromQuery(queryOf(request));
       const parsed = registrationSchema.safeParse({
         ...buildPayload(values, form, utm, body?.[privacyVersionField]),
         ...(trap !== '' && { [trapField]: trap }),
+        ...(stamp !== '' && { [formStampField]: stamp }),
       });
       if (!parsed.success) {
         const issues = parsed.error.issues.map(({ path, code }) => ({

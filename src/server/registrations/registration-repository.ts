@@ -9,6 +9,7 @@ import type { Database, RegistrationsTable, SignUpChannel, Tables } from '../db/
 import { eventRows } from '../webhooks/outbox';
 import { groupCommit, type ItemResult } from '../db/group-commit';
 import { dropExpiredChallenges, spendChallenges, type SolvedChallenge } from './proof-of-work';
+import { createFlagChecks, defaultFlagSettings, type FlagChecks, type FlagSettings } from './flags';
 
 /** A repeat is a submission of the same phone and notes as a lead of the 24 hours before it. */
 const repeatWindowMs = 24 * 60 * 60 * 1000;
@@ -53,6 +54,14 @@ export interface PrivacyNotice {
   version: string | undefined;
 }
 
+/** What the server knows of a sign-up besides its fields, for the flags (docs/flags.md). */
+export interface SignUpEvidence {
+  /** Its address (IPv6: its /48) hashed as the visits' address_hash is; '' when unknown. */
+  addressHash: string;
+  /** When the server served its form, as the form's stamp says; null without a valid one. */
+  servedAt: Date | null;
+}
+
 export interface Registered {
   /** The lead's id: the new submission's own, or for a repeat its lead's. */
   id: string;
@@ -67,13 +76,14 @@ export interface RegistrationRepository {
    * lead's id is returned. It records the privacy notice of the repository's options (the
    * version the sign-up says its page showed, when it says one) and the channel it came by.
    * A solved proof-of-work challenge is spent with it; one spent before throws
-   * ChallengeSpentError, and nothing is stored.
+   * ChallengeSpentError, and nothing is stored. A lead is checked for doubtful credit, and its
+   * flags stored with it (docs/flags.md).
    */
   register(
     input: Registration,
     now: Date,
     channel: SignUpChannel,
-    challenge?: SolvedChallenge,
+    context?: { challenge?: SolvedChallenge; evidence?: SignUpEvidence },
   ): Promise<Registered>;
   /** Every stored registration, oldest first, optionally only those from `since` on. */
   list(options?: { since?: Date }): Promise<StoredRegistration[]>;
@@ -95,6 +105,8 @@ export interface RepositoryOptions {
   observeBatch?: (size: number, seconds: number) => void;
   /** Hears of each call that found the database out of reach (the metrics). */
   onUnavailable?: () => void;
+  /** The thresholds of the flags; by default the settings' defaults. */
+  flagSettings?: FlagSettings;
 }
 
 // What a sign-up brings; the repeat rule works out repeat_of, and with it whether it has a status.
@@ -114,8 +126,8 @@ export class ChallengeSpentError extends Error {
 
 const keyOf = (row: Pick<Lead, 'phone' | 'notes'>) => `${row.phone} ${row.notes}`;
 
-// Rows a statement, at most: SQLite takes up to 32,766 values (21 a row), PostgreSQL 65,535
-// (with their events, 28 a row).
+// Rows a statement, at most: SQLite takes up to 32,766 values (23 a row), PostgreSQL 65,535
+// (with their events, 30 a row).
 const rowsPerInsert = 500;
 
 /** A batch of sign-ups in one transaction: each stored, or refused for a spent challenge. */
@@ -123,6 +135,7 @@ async function storeSignUps(
   trx: Kysely<Tables>,
   sent: Sent[],
   webhookEvents: boolean,
+  flagChecks: FlagChecks,
 ): Promise<ItemResult<Registered>[]> {
   // Spent in this transaction: two sign-ups with one challenge, on any instance, cannot both be
   // stored, and spending costs the batch one statement rather than a commit of its own.
@@ -133,7 +146,7 @@ async function storeSignUps(
   const batch = sent.flatMap(({ row, challenge }) =>
     challenge === undefined || spendable.delete(challenge.signature) ? [row] : [],
   );
-  const rows = batch.length === 0 ? [] : await storeRows(trx, batch, webhookEvents);
+  const rows = batch.length === 0 ? [] : await storeRows(trx, batch, webhookEvents, flagChecks);
   const stored = new Map(
     rows.map((row) => [row.id, { id: row.repeat_of ?? row.id, repeat: row.repeat_of !== null }]),
   );
@@ -146,15 +159,16 @@ async function storeSignUps(
 }
 
 /**
- * The repeat rule, and the webhook events, for a batch of sign-ups in one transaction that
- * holds the lock of each phone and notes (so the leads read here are every lead committed).
- * Each row is a repeat of the oldest lead of its phone and notes in the 24 hours before it,
- * a lead stored earlier in the batch included; otherwise it is a lead itself.
+ * The repeat rule, the flags and the webhook events, for a batch of sign-ups in one
+ * transaction that holds the lock of each phone (so the leads read here are every lead
+ * committed). Each row is a repeat of the oldest lead of its phone and notes in the 24 hours
+ * before it, a lead stored earlier in the batch included; otherwise it is a lead itself.
  */
 async function storeRows(
   trx: Kysely<Tables>,
   batch: SentRow[],
   webhookEvents: boolean,
+  flagChecks: FlagChecks,
 ): Promise<RegistrationsTable[]> {
   const windowStart = (row: Pick<SentRow, 'created_at'>) =>
     new Date(Date.parse(row.created_at) - repeatWindowMs).toISOString();
@@ -194,6 +208,7 @@ async function storeRows(
       status_changed_at: null,
     };
   });
+  await flagChecks.flagLeads(trx, rows);
   const events = webhookEvents
     ? eventRows(
         rows.map((row) => ({
@@ -258,20 +273,24 @@ export function createRegistrationRepository(
     privacyNotice = { url: undefined, version: undefined },
     observeBatch,
     onUnavailable,
+    flagSettings = defaultFlagSettings,
   }: RepositoryOptions = {},
 ): RegistrationRepository {
   const { db } = database;
+  const flagChecks = createFlagChecks(flagSettings);
   let challengesDroppedAt = 0;
   const write = (batch: Sent[]) =>
     writeTransaction(
       database,
-      batch.map(({ row }) => `sign-up ${row.phone} ${row.notes}`),
+      // Per phone, not per phone and notes: the contested check reads the phone's leads of
+      // every notes, and two instances storing one phone through two links must take turns.
+      batch.map(({ row }) => `sign-up ${row.phone}`),
       async (trx) => {
         if (batch.some(({ challenge }) => challenge) && Date.now() - challengesDroppedAt > 60_000) {
           challengesDroppedAt = Date.now();
           await dropExpiredChallenges(trx, new Date());
         }
-        return storeSignUps(trx, batch, webhookEvents);
+        return storeSignUps(trx, batch, webhookEvents, flagChecks);
       },
     );
   // A batch fails as a whole. When the database is not out of reach, the fault may be one
@@ -298,7 +317,7 @@ export function createRegistrationRepository(
   const guard = <T>(run: () => Promise<T>) => guarded(database, run, onUnavailable);
 
   return {
-    register: (input, now, channel, challenge) =>
+    register: (input, now, channel, { challenge, evidence } = {}) =>
       guard(() => {
         const { packageKey, source } = parseNotes(input.notes);
         const row: SentRow = {
@@ -320,6 +339,8 @@ export function createRegistrationRepository(
           privacy_version: input.privacy_version ?? privacyNotice.version ?? '',
           channel,
           privacy_attested: input.privacy_version === undefined ? 0 : 1,
+          address_hash: evidence?.addressHash ?? '',
+          served_at: evidence?.servedAt?.toISOString() ?? null,
         };
         return register({ row, challenge });
       }),

@@ -75,6 +75,9 @@ describeOnBackends('on $name', (backend) => {
           // Every lead starts new.
           status: 'new',
           status_changed_at: null,
+          // The address hashed as the visits' are; no form stamp was sent.
+          address_hash: expect.stringMatching(/^[\w-]{43}$/),
+          served_at: null,
         },
       ]);
     });

@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
-import { trapField, type Registration } from '../../domain/registration';
+import { formStampField, trapField, type Registration } from '../../domain/registration';
 import { DatabaseUnavailableError } from '../db/database';
 import type { SignUpChannel } from '../db/schema';
 import type { ProofOfWork } from './proof-of-work';
 import { ChallengeSpentError, type RegistrationRepository } from './registration-repository';
+import type { SignUpEvidenceSource } from './sign-up-evidence';
 
 /** How many times the per-address limit one IPv6 /48 may send. */
 export const ipv6SitesShare = 4;
@@ -18,6 +19,8 @@ export interface SignUpOptions {
   proofOfWork: ProofOfWork | undefined;
   now: () => Date;
   rateLimitPerMinute: number;
+  /** Stamps the forms served, and gives what the flags need of a sign-up (docs/flags.md). */
+  evidence: SignUpEvidenceSource;
 }
 
 /**
@@ -34,7 +37,7 @@ export type SignUpResult = { kind: 'stored' | 'trapped'; id: string } | { kind: 
 export async function signUp(
   registration: Registration,
   channel: SignUpChannel,
-  { repository, proofOfWork, now }: SignUpOptions,
+  { repository, proofOfWork, now, evidence }: SignUpOptions,
   request: FastifyRequest,
 ): Promise<SignUpResult> {
   if (registration[trapField]) {
@@ -49,7 +52,11 @@ export async function signUp(
   };
   if (proofOfWork !== undefined && challenge === undefined) return unsolved();
   try {
-    const { id, repeat } = await repository.register(registration, now(), channel, challenge);
+    const at = now();
+    const { id, repeat } = await repository.register(registration, at, channel, {
+      challenge,
+      evidence: await evidence.of(request.ip, registration[formStampField], at),
+    });
     request.signUpOutcome = repeat ? 'repeat' : 'created';
     return { kind: 'stored', id };
   } catch (error) {

@@ -41,6 +41,18 @@ export interface VisitCounterOptions {
   log: FastifyBaseLogger;
 }
 
+const hmacOf = (salt: string, text: string) =>
+  createHmac('sha256', salt).update(text).digest('base64url');
+
+/**
+ * An address hashed under a day's salt: the visits' address_hash, and a sign-up's (its
+ * same_address flag). One IPv6 site (a /48) is one address, as for the sign-ups' rate limit:
+ * it cannot rotate through its /64s to escape the limits per address.
+ */
+export function addressHashOf(ip: string, salt: string): string {
+  return hmacOf(salt, `address\n${normalizeIP(ip, 48)}`);
+}
+
 // Past this many distinct keys a flush starts at once, so memory stays bounded under a flood.
 const maxPending = 10_000;
 const chunkSize = 250;
@@ -72,11 +84,8 @@ export function createVisitCounter(
   let rolledUpBefore = '';
 
   function hash(visit: Pending, salt: string): Visit {
-    const hmac = (text: string) => createHmac('sha256', salt).update(text).digest('base64url');
-    const visitorHash = hmac(`${visit.ip}\n${visit.userAgent}`);
-    // One IPv6 site (a /48) is one address, as for the sign-ups' rate limit: it cannot rotate
-    // through its /64s to escape the limits per address.
-    const addressHash = hmac(`address\n${normalizeIP(visit.ip, 48)}`);
+    const visitorHash = hmacOf(salt, `${visit.ip}\n${visit.userAgent}`);
+    const addressHash = addressHashOf(visit.ip, salt);
     const { day, marketingId, packageKey, utmSource, utmCampaign } = visit;
     return { day, marketingId, packageKey, visitorHash, addressHash, utmSource, utmCampaign };
   }

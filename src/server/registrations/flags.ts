@@ -1,0 +1,386 @@
+import { createRequire } from 'node:module';
+import { sql, type Kysely } from 'kysely';
+import { textTable } from '../db/dialect';
+import type { LeadFlag, RegistrationsTable, Tables } from '../db/schema';
+
+// The package is CommonJS with an object of functions: Node's ESM import finds no named exports.
+const { blacklist } = createRequire(import.meta.url)('mailchecker') as typeof import('mailchecker');
+
+/** The thresholds of the flags (docs/flags.md), as the server's settings give them. */
+export interface FlagSettings {
+  /** contested: an earlier lead of the phone, of another marketer, within this many days. */
+  contestedDays: number;
+  /** burst: a lead past this many of its link's leads within burstMinutes. */
+  burstLeads: number;
+  burstMinutes: number;
+  /** same_address: a lead past this many of its link's leads from its address in a UTC day. */
+  sameAddressLeads: number;
+  /** fast: sent less than this many seconds after its form was served. */
+  fastSeconds: number;
+}
+
+export const defaultFlagSettings: FlagSettings = {
+  contestedDays: 90,
+  burstLeads: 20,
+  burstMinutes: 10,
+  sameAddressLeads: 3,
+  fastSeconds: 2,
+};
+
+const dayMs = 24 * 60 * 60 * 1000;
+
+type Row = Pick<
+  RegistrationsTable,
+  | 'id'
+  | 'created_at'
+  | 'email'
+  | 'phone'
+  | 'marketing_id'
+  | 'package_key'
+  | 'repeat_of'
+  | 'address_hash'
+  | 'served_at'
+>;
+
+/** The checks of new leads, with what they remember between batches. */
+export interface FlagChecks {
+  /**
+   * Checks each lead of a batch (a repeat is not checked) and stores its flags, in the batch's
+   * transaction, which holds the lock of each phone: the leads read here are every lead of
+   * those phones committed, and a lead earlier in the batch counts as a stored one. `rows` are
+   * in the order they are stored.
+   */
+  flagLeads(trx: Kysely<Tables>, rows: readonly Row[]): Promise<void>;
+}
+
+/**
+ * The checks under `settings`. Each is one query a batch at most, whatever its size, reading a
+ * bounded number of index entries a phone or link. A link or address found past its threshold
+ * is remembered while what was read still proves it (the leads were committed), so that a link
+ * pouring in thousands of leads is read once in a while, not at every batch.
+ */
+export function createFlagChecks(settings: FlagSettings): FlagChecks {
+  const burstLinks = new Saturated();
+  const sameAddressLinks = new Saturated();
+  return {
+    async flagLeads(trx, rows) {
+      const leads = rows.filter((row) => row.repeat_of === null);
+      if (leads.length === 0) return;
+      const flags = [
+        ...(await burst(trx, leads, settings, burstLinks)),
+        ...(await sameAddress(trx, leads, settings, sameAddressLinks)),
+        ...leads.filter((lead) => isFast(lead, settings)).map((lead) => flag(lead, 'fast')),
+        ...leads.filter(hasDisposableEmail).map((lead) => flag(lead, 'disposable_email')),
+      ];
+      const found = textTable(
+        trx,
+        ['registration_id', 'flag'],
+        flags.map((row) => [row.registration_id, row.flag]),
+      ).as('found');
+      // contested is looked up by the insert itself: one statement, not a read and a write.
+      await trx
+        .insertInto('lead_flags')
+        .columns(['registration_id', 'flag', 'other_id'])
+        .expression(
+          trx
+            .selectFrom(found)
+            .select((eb) => [
+              'found.registration_id',
+              eb.ref('found.flag').$castTo<LeadFlag>().as('flag'),
+              sql<string | null>`null`.as('other_id'),
+            ])
+            .unionAll(contested(trx, leads, settings)),
+        )
+        .execute();
+    },
+  };
+}
+
+// Past this many groups remembered, the oldest knowledge goes: it is only a shortcut.
+const maxSaturated = 10_000;
+
+/**
+ * Groups (a link, or a link and address on a day) known to have at least the threshold of
+ * stored leads from a time on: the oldest of the newest `threshold` found.
+ */
+class Saturated {
+  private readonly since = new Map<string, string>();
+
+  /** Whether the group had `threshold` stored leads after `from`, as far as is known. */
+  has(key: string, from: string): boolean {
+    const since = this.since.get(key);
+    return since !== undefined && since > from;
+  }
+
+  remember(key: string, since: string) {
+    if (this.since.size >= maxSaturated) this.since.clear();
+    this.since.set(key, since);
+  }
+}
+
+/** A flag the batch's insert stores as it is (contested is looked up by the insert). */
+interface Flag {
+  registration_id: string;
+  flag: LeadFlag;
+}
+
+const flag = (lead: Row, name: LeadFlag): Flag => ({ registration_id: lead.id, flag: name });
+
+const minus = (at: string, ms: number) => new Date(Date.parse(at) - ms).toISOString();
+
+/**
+ * contested: the phone is already a lead, under any notes, of another marketer or of a general
+ * link, within contestedDays before it. The flag names the earliest such lead (the one that
+ * brought the person first): a stored one, looked up through the (phone, notes, created_at)
+ * index by its first column, else one earlier in the batch. A select of the flags, for the
+ * insert of the batch's flags.
+ */
+function contested(trx: Kysely<Tables>, leads: Row[], { contestedDays }: FlagSettings) {
+  const windowMs = contestedDays * dayMs;
+  // A marketer as '' for a general link's leads: ids are never empty, and a null would need
+  // each database's own "is distinct from".
+  const marketerOf = (lead: Pick<Row, 'marketing_id'>) => lead.marketing_id ?? '';
+  const earlierInBatch = (lead: Row, index: number) =>
+    leads
+      .slice(0, index)
+      .find(
+        (e) =>
+          e.phone === lead.phone &&
+          marketerOf(e) !== marketerOf(lead) &&
+          e.created_at > minus(lead.created_at, windowMs),
+      )?.id ?? '';
+  const sent = textTable(
+    trx,
+    ['id', 'phone', 'marketing_id', 'since', 'in_batch'],
+    leads.map((lead, index) => [
+      lead.id,
+      lead.phone,
+      marketerOf(lead),
+      minus(lead.created_at, windowMs),
+      earlierInBatch(lead, index),
+    ]),
+  ).as('sent');
+  return trx
+    .selectFrom((db) =>
+      db
+        .selectFrom(sent)
+        .select((eb) => {
+          const stored = eb
+            .selectFrom('registrations as lead')
+            .select('lead.id')
+            .whereRef('lead.phone', '=', 'sent.phone')
+            .where('lead.repeat_of', 'is', null)
+            // Stored is already a lead, though another instance's clock may have given it a
+            // later time than this one's: the lock of the phone made them take turns.
+            .whereRef('lead.created_at', '>', 'sent.since')
+            .where(
+              sql<string>`coalesce(${sql.ref('lead.marketing_id')}, '')`,
+              '<>',
+              eb.ref('sent.marketing_id'),
+            )
+            .orderBy('lead.created_at')
+            .limit(1);
+          return [
+            'sent.id as registration_id',
+            sql.lit('contested').$castTo<LeadFlag>().as('flag'),
+            eb.fn
+              .coalesce(stored, sql<string | null>`nullif(${eb.ref('sent.in_batch')}, '')`)
+              .as('other_id'),
+          ];
+        })
+        .as('checked'),
+    )
+    .selectAll()
+    .where('checked.other_id', 'is not', null);
+}
+
+/**
+ * burst: the lead's link (marketer and package) has more than burstLeads leads in the
+ * burstMinutes up to it, itself included: the leads past the threshold are flagged.
+ */
+async function burst(
+  trx: Kysely<Tables>,
+  leads: Row[],
+  { burstLeads, burstMinutes }: FlagSettings,
+  saturated: Saturated,
+): Promise<Flag[]> {
+  const windowMs = burstMinutes * 60_000;
+  const linkOf = (lead: Row) => JSON.stringify([lead.marketing_id, lead.package_key]);
+  return flagPastThreshold(trx, leads, burstLeads, 'burst', saturated, linkOf, (lead) => ({
+    marketingId: lead.marketing_id,
+    packageKey: lead.package_key,
+    from: minus(lead.created_at, windowMs),
+  }));
+}
+
+/**
+ * same_address: more than sameAddressLeads leads of the lead's link came from its address on
+ * its UTC day. A carrier's NAT puts many phones behind one address, hence a count per link and
+ * day, not per address alone; a lead whose address is unknown is not checked.
+ */
+async function sameAddress(
+  trx: Kysely<Tables>,
+  leads: Row[],
+  { sameAddressLeads }: FlagSettings,
+  saturated: Saturated,
+): Promise<Flag[]> {
+  const dayOf = (lead: Row) => lead.created_at.slice(0, 10);
+  const keyOf = (lead: Row) =>
+    JSON.stringify([lead.marketing_id, lead.package_key, lead.address_hash, dayOf(lead)]);
+  return flagPastThreshold(
+    trx,
+    leads.filter((lead) => lead.address_hash !== ''),
+    sameAddressLeads,
+    'same_address',
+    saturated,
+    keyOf,
+    (lead) => ({
+      marketingId: lead.marketing_id,
+      packageKey: lead.package_key,
+      addressHash: lead.address_hash,
+      from: dayOf(lead),
+      to: new Date(Date.parse(dayOf(lead)) + dayMs).toISOString(),
+    }),
+  );
+}
+
+/**
+ * Which stored leads a lead is counted with: its link's (and address's) after `from`, and
+ * before `to` when set. `from` may be a bare day (2026-03-01), which sorts before its times.
+ */
+interface Group {
+  marketingId: string | null;
+  packageKey: string | null;
+  addressHash?: string;
+  from: string;
+  to?: string;
+}
+
+/**
+ * Flags each lead that has at least `threshold` leads of its group before it: the stored ones,
+ * counted up to the threshold alone (so that a link of thousands a day reads `threshold` index
+ * entries, not thousands), then the batch's earlier ones. A batch's sign-ups came within
+ * moments of each other: each group is counted from its earliest lead's start. A group known
+ * to be past the threshold since after that start is not read again.
+ */
+async function flagPastThreshold(
+  trx: Kysely<Tables>,
+  leads: Row[],
+  threshold: number,
+  name: LeadFlag,
+  saturated: Saturated,
+  keyOf: (lead: Row) => string,
+  groupOf: (lead: Row) => Group,
+): Promise<Flag[]> {
+  const groups = new Map<string, Group>();
+  for (const lead of leads) {
+    const group = groupOf(lead);
+    const known = groups.get(keyOf(lead));
+    if (known === undefined || group.from < known.from) groups.set(keyOf(lead), group);
+  }
+  const unknown = [...groups].filter(([key, group]) => !saturated.has(key, group.from));
+  const stored = new Map<string, number>();
+  for (const [key, group] of groups) if (saturated.has(key, group.from)) stored.set(key, threshold);
+  const counts = await readGroups(trx, unknown, threshold, 'count');
+  for (const [key, count] of counts) stored.set(key, Number(count));
+  // Newly past the threshold (once a window, for a link that stays busy): from when on.
+  const full = unknown.filter(([key]) => Number(counts.get(key)) >= threshold);
+  for (const [key, oldest] of await readGroups(trx, full, threshold, 'oldest')) {
+    if (oldest !== null) saturated.remember(key, String(oldest));
+  }
+  const flags: Flag[] = [];
+  for (const lead of leads) {
+    const key = keyOf(lead);
+    const before = stored.get(key) ?? 0;
+    if (before >= threshold) flags.push(flag(lead, name));
+    stored.set(key, before + 1);
+  }
+  return flags;
+}
+
+/**
+ * Of each group's stored leads, up to `threshold` of them (the newest, in a window without an
+ * end), how many or the oldest: one statement for the groups of marketers' links, one for
+ * those of general links (no marketer). Each group is read by a subquery run once per group
+ * through the index that starts with marketing_id, or with address_hash, stopped at the
+ * threshold: a union of one select a group would cost the planning of each.
+ */
+async function readGroups(
+  trx: Kysely<Tables>,
+  groups: [string, Group][],
+  threshold: number,
+  read: 'count' | 'oldest',
+): Promise<Map<string, number | string | null>> {
+  const found = new Map<string, number | string | null>();
+  for (const general of [false, true]) {
+    const some = groups.filter(([, group]) => (group.marketingId === null) === general);
+    const [, first] = some[0] ?? [];
+    if (first === undefined) continue;
+    // The package as '' for none: compared as a filter on the index's entries, on both
+    // databases alike, where a null would need each database's own "is not distinct from".
+    const sent = textTable(
+      trx,
+      ['key', 'marketing_id', 'package_key', 'since', 'until', 'address_hash'],
+      some.map(([key, group]) => [
+        key,
+        group.marketingId ?? '',
+        group.packageKey ?? '',
+        group.from,
+        group.to ?? '',
+        group.addressHash ?? '',
+      ]),
+    ).as('sent');
+    const rows = await trx
+      .selectFrom(sent)
+      .select((eb) => {
+        let query = eb
+          .selectFrom('registrations as lead')
+          .select('lead.created_at')
+          .where((w) =>
+            general
+              ? w('lead.marketing_id', 'is', null)
+              : w('lead.marketing_id', '=', w.ref('sent.marketing_id')),
+          )
+          .where(
+            sql<string>`coalesce(${sql.ref('lead.package_key')}, '')`,
+            '=',
+            eb.ref('sent.package_key'),
+          )
+          .where('lead.repeat_of', 'is', null)
+          .whereRef('lead.created_at', '>', 'sent.since');
+        if (first.to !== undefined) query = query.whereRef('lead.created_at', '<', 'sent.until');
+        // A window without an end is read from its newest lead, backwards along the index.
+        query =
+          first.addressHash === undefined
+            ? query.orderBy('lead.created_at', 'desc')
+            : query.whereRef('lead.address_hash', '=', 'sent.address_hash');
+        const leads = eb.selectFrom(query.limit(threshold).as('found'));
+        return [
+          'sent.key',
+          (read === 'count'
+            ? leads.select((c) => c.fn.countAll<number | string>().as('value'))
+            : leads.select((c) => c.fn.min<string | null>('found.created_at').as('value'))
+          ).as('value'),
+        ];
+      })
+      .execute();
+    for (const row of rows) found.set(row.key, row.value);
+  }
+  return found;
+}
+
+/** fast: sent less than fastSeconds after its form was served (a stamp of the future is bad). */
+function isFast(lead: Row, { fastSeconds }: FlagSettings): boolean {
+  if (lead.served_at === null) return false;
+  const elapsed = Date.parse(lead.created_at) - Date.parse(lead.served_at);
+  return elapsed >= 0 && elapsed < fastSeconds * 1000;
+}
+
+/** disposable_email: the e-mail's domain, or a domain it is under, is a throwaway one. */
+function hasDisposableEmail(lead: Row): boolean {
+  const domain = lead.email?.slice(lead.email.lastIndexOf('@') + 1).toLowerCase();
+  if (domain === undefined || domain === '') return false;
+  const list = blacklist();
+  const labels = domain.split('.');
+  return labels.some((_, index) => list.has(labels.slice(index).join('.')));
+}
