@@ -248,6 +248,10 @@ describeOnBackends('on $name', (backend) => {
           qualified: 0,
           clients: 0,
           lost: 0,
+          // Past the 20th lead of the link in ten minutes, each is flagged `burst`.
+          flagged: 2,
+          awaiting_review: 2,
+          not_credited: 0,
         });
         for (const row of counted.filter((row) => row.utm_campaign !== otherCampaign)) {
           expect(row).toMatchObject({ visits: 1, leads: 2 });
