@@ -157,17 +157,13 @@ export async function exportRows(): Promise<RegistrationsTable[]> {
  * Flags a lead as the sign-up's checks would (docs/flags.md), written into the e2e server's
  * database beside it, as another process writes there.
  */
-export function flagLead(id: string, flag: LeadFlag, otherId: string | null = null): void {
+export function flagLead(id: string, flag: LeadFlag): void {
   const databasePath = process.env.E2E_DATABASE_PATH;
   if (databasePath === undefined)
     throw new Error('E2E_DATABASE_PATH is set by playwright.config.ts');
   const db = new SqliteDatabase(databasePath, { timeout: 10_000 });
   try {
-    db.prepare('insert into lead_flags (registration_id, flag, other_id) values (?, ?, ?)').run(
-      id,
-      flag,
-      otherId,
-    );
+    db.prepare('insert into lead_flags (registration_id, flag) values (?, ?)').run(id, flag);
   } finally {
     db.close();
   }
