@@ -67,16 +67,20 @@ export function writeTransaction<T>(
 type Insert = OperationNodeSource & { execute(): Promise<unknown> };
 
 /**
- * Two inserts of one transaction, one after the other. PostgreSQL runs them as one statement
- * (the first a data-modifying WITH of the second), a round trip fewer while the batch holds its
- * locks; SQLite has no such statement, and nothing to save: it runs in the process.
+ * Inserts of one transaction, one after the other. PostgreSQL runs them as one statement (each
+ * but the last a data-modifying WITH), a round trip each fewer while the batch holds its locks;
+ * SQLite has no such statement, and nothing to save: it runs in the process.
  */
-export async function insertBoth(trx: Kysely<Tables>, first: Insert, second: Insert) {
+export async function insertAll(trx: Kysely<Tables>, inserts: readonly Insert[]) {
+  const last = inserts.at(-1);
+  if (last === undefined) return;
   if (isPostgres(trx)) {
-    await sql`with first as (${first}) ${second}`.execute(trx);
+    const withs = inserts
+      .slice(0, -1)
+      .map((insert, index) => sql`${sql.raw(`i${index}`)} as (${insert})`);
+    await (withs.length === 0 ? last.execute() : sql`with ${sql.join(withs)} ${last}`.execute(trx));
   } else {
-    await first.execute();
-    await second.execute();
+    for (const insert of inserts) await insert.execute();
   }
 }
 

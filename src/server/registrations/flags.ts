@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { sql, type Kysely } from 'kysely';
 import { textTable } from '../db/dialect';
-import type { LeadFlag, RegistrationsTable, Tables } from '../db/schema';
+import type { LeadFlag, LeadFlagsTable, RegistrationsTable, Tables } from '../db/schema';
 
 // The package is CommonJS with an object of functions: Node's ESM import finds no named exports.
 const { blacklist } = createRequire(import.meta.url)('mailchecker') as typeof import('mailchecker');
@@ -37,61 +37,58 @@ type Row = Pick<
   | 'phone'
   | 'marketing_id'
   | 'package_key'
-  | 'repeat_of'
   | 'address_hash'
   | 'served_at'
 >;
 
+/** A stored lead as the checks read it: of a phone, in the window they look back over. */
+export type EarlierLead = Pick<RegistrationsTable, 'id' | 'marketing_id' | 'created_at'>;
+
+/** A lead of the batch, with the earlier leads of its phone (stored, then earlier in the batch). */
+export interface CheckedLead {
+  row: Row;
+  earlier: readonly EarlierLead[];
+}
+
+/** A lead's flag, as lead_flags stores it. */
+export type LeadFlagRow = Pick<LeadFlagsTable, 'registration_id' | 'flag' | 'other_id'>;
+
 /** The checks of new leads, with what they remember between batches. */
 export interface FlagChecks {
+  /** How far back the checks read a phone's leads (contested), in ms. */
+  lookBackMs: number;
   /**
-   * Checks each lead of a batch (a repeat is not checked) and stores its flags, in the batch's
-   * transaction, which holds the lock of each phone: the leads read here are every lead of
-   * those phones committed, and a lead earlier in the batch counts as a stored one. `rows` are
-   * in the order they are stored.
+   * The flags of a batch's leads, in the batch's transaction, which holds the lock of each
+   * phone: `earlier` are every lead of its phone committed, and those earlier in the batch.
+   * `leads` are in the order they are stored. The caller stores the flags with the rows.
    */
-  flagLeads(trx: Kysely<Tables>, rows: readonly Row[]): Promise<void>;
+  flagLeads(trx: Kysely<Tables>, leads: readonly CheckedLead[]): Promise<LeadFlagRow[]>;
 }
 
 /**
- * The checks under `settings`. Each is one query a batch at most, whatever its size, reading a
- * bounded number of index entries a phone or link. A link or address found past its threshold
- * is remembered while what was read still proves it (the leads were committed), so that a link
+ * The checks under `settings`. Each reads one query a batch at most, whatever its size, reading
+ * a bounded number of index entries a link; contested reads nothing of its own (the phone's
+ * leads come with the repeat rule's read). A link or address found past its threshold is
+ * remembered while what was read still proves it (the leads were committed), so that a link
  * pouring in thousands of leads is read once in a while, not at every batch.
  */
 export function createFlagChecks(settings: FlagSettings): FlagChecks {
   const burstLinks = new Saturated();
   const sameAddressLinks = new Saturated();
   return {
-    async flagLeads(trx, rows) {
-      const leads = rows.filter((row) => row.repeat_of === null);
-      if (leads.length === 0) return;
-      const flags = [
+    lookBackMs: settings.contestedDays * dayMs,
+    async flagLeads(trx, checked) {
+      const leads = checked.map(({ row }) => row);
+      const flags: Flag[] = [
         ...(await burst(trx, leads, settings, burstLinks)),
         ...(await sameAddress(trx, leads, settings, sameAddressLinks)),
         ...leads.filter((lead) => isFast(lead, settings)).map((lead) => flag(lead, 'fast')),
         ...leads.filter(hasDisposableEmail).map((lead) => flag(lead, 'disposable_email')),
       ];
-      const found = textTable(
-        trx,
-        ['registration_id', 'flag'],
-        flags.map((row) => [row.registration_id, row.flag]),
-      ).as('found');
-      // contested is looked up by the insert itself: one statement, not a read and a write.
-      await trx
-        .insertInto('lead_flags')
-        .columns(['registration_id', 'flag', 'other_id'])
-        .expression(
-          trx
-            .selectFrom(found)
-            .select((eb) => [
-              'found.registration_id',
-              eb.ref('found.flag').$castTo<LeadFlag>().as('flag'),
-              sql<string | null>`null`.as('other_id'),
-            ])
-            .unionAll(contested(trx, leads, settings)),
-        )
-        .execute();
+      return [
+        ...checked.flatMap((lead) => contested(lead, settings)),
+        ...flags.map((found) => ({ ...found, other_id: null })),
+      ];
     },
   };
 }
@@ -118,7 +115,7 @@ class Saturated {
   }
 }
 
-/** A flag the batch's insert stores as it is (contested is looked up by the insert). */
+/** A flag without another lead named. */
 interface Flag {
   registration_id: string;
   flag: LeadFlag;
@@ -131,67 +128,18 @@ const minus = (at: string, ms: number) => new Date(Date.parse(at) - ms).toISOStr
 /**
  * contested: the phone is already a lead, under any notes, of another marketer or of a general
  * link, within contestedDays before it. The flag names the earliest such lead (the one that
- * brought the person first): a stored one, looked up through the (phone, notes, created_at)
- * index by its first column, else one earlier in the batch. A select of the flags, for the
- * insert of the batch's flags.
+ * brought the person first).
  */
-function contested(trx: Kysely<Tables>, leads: Row[], { contestedDays }: FlagSettings) {
-  const windowMs = contestedDays * dayMs;
-  // A marketer as '' for a general link's leads: ids are never empty, and a null would need
-  // each database's own "is distinct from".
-  const marketerOf = (lead: Pick<Row, 'marketing_id'>) => lead.marketing_id ?? '';
-  const earlierInBatch = (lead: Row, index: number) =>
-    leads
-      .slice(0, index)
-      .find(
-        (e) =>
-          e.phone === lead.phone &&
-          marketerOf(e) !== marketerOf(lead) &&
-          e.created_at > minus(lead.created_at, windowMs),
-      )?.id ?? '';
-  const sent = textTable(
-    trx,
-    ['id', 'phone', 'marketing_id', 'since', 'in_batch'],
-    leads.map((lead, index) => [
-      lead.id,
-      lead.phone,
-      marketerOf(lead),
-      minus(lead.created_at, windowMs),
-      earlierInBatch(lead, index),
-    ]),
-  ).as('sent');
-  return trx
-    .selectFrom((db) =>
-      db
-        .selectFrom(sent)
-        .select((eb) => {
-          const stored = eb
-            .selectFrom('registrations as lead')
-            .select('lead.id')
-            .whereRef('lead.phone', '=', 'sent.phone')
-            .where('lead.repeat_of', 'is', null)
-            // Stored is already a lead, though another instance's clock may have given it a
-            // later time than this one's: the lock of the phone made them take turns.
-            .whereRef('lead.created_at', '>', 'sent.since')
-            .where(
-              sql<string>`coalesce(${sql.ref('lead.marketing_id')}, '')`,
-              '<>',
-              eb.ref('sent.marketing_id'),
-            )
-            .orderBy('lead.created_at')
-            .limit(1);
-          return [
-            'sent.id as registration_id',
-            sql.lit('contested').$castTo<LeadFlag>().as('flag'),
-            eb.fn
-              .coalesce(stored, sql<string | null>`nullif(${eb.ref('sent.in_batch')}, '')`)
-              .as('other_id'),
-          ];
-        })
-        .as('checked'),
-    )
-    .selectAll()
-    .where('checked.other_id', 'is not', null);
+function contested({ row, earlier }: CheckedLead, { contestedDays }: FlagSettings): LeadFlagRow[] {
+  const since = minus(row.created_at, contestedDays * dayMs);
+  // Stored is already a lead, though another instance's clock may have given it a later time
+  // than this one's: the lock of the phone made them take turns.
+  const other = earlier.find(
+    (lead) => lead.marketing_id !== row.marketing_id && lead.created_at > since,
+  );
+  return other === undefined
+    ? []
+    : [{ registration_id: row.id, flag: 'contested', other_id: other.id }];
 }
 
 /**

@@ -4,12 +4,18 @@ import type { LeadStatus } from '../../domain/lead-status';
 import { parseNotes, type Source } from '../../domain/notes';
 import { utmOf, type Registration, type Utm } from '../../domain/registration';
 import { guarded } from '../db/database';
-import { insertBoth, writeTransaction } from '../db/dialect';
+import { insertAll, writeTransaction } from '../db/dialect';
 import type { Database, RegistrationsTable, SignUpChannel, Tables } from '../db/schema';
 import { eventRows } from '../webhooks/outbox';
 import { groupCommit, type ItemResult } from '../db/group-commit';
 import { dropExpiredChallenges, spendChallenges, type SolvedChallenge } from './proof-of-work';
-import { createFlagChecks, defaultFlagSettings, type FlagChecks, type FlagSettings } from './flags';
+import {
+  createFlagChecks,
+  defaultFlagSettings,
+  type CheckedLead,
+  type FlagChecks,
+  type FlagSettings,
+} from './flags';
 
 /** A repeat is a submission of the same phone and notes as a lead of the 24 hours before it. */
 const repeatWindowMs = 24 * 60 * 60 * 1000;
@@ -111,7 +117,7 @@ export interface RepositoryOptions {
 
 // What a sign-up brings; the repeat rule works out repeat_of, and with it whether it has a status.
 type SentRow = Omit<RegistrationsTable, 'repeat_of' | 'status' | 'status_changed_at'>;
-type Lead = Pick<RegistrationsTable, 'id' | 'phone' | 'notes' | 'created_at'>;
+type Lead = Pick<RegistrationsTable, 'id' | 'phone' | 'notes' | 'marketing_id' | 'created_at'>;
 interface Sent {
   row: SentRow;
   challenge: SolvedChallenge | undefined;
@@ -124,10 +130,8 @@ export class ChallengeSpentError extends Error {
   }
 }
 
-const keyOf = (row: Pick<Lead, 'phone' | 'notes'>) => `${row.phone} ${row.notes}`;
-
 // Rows a statement, at most: SQLite takes up to 32,766 values (23 a row), PostgreSQL 65,535
-// (with their events, 30 a row).
+// (with their events and at most five flags, 45 a row).
 const rowsPerInsert = 500;
 
 /** A batch of sign-ups in one transaction: each stored, or refused for a spent challenge. */
@@ -162,7 +166,8 @@ async function storeSignUps(
  * The repeat rule, the flags and the webhook events, for a batch of sign-ups in one
  * transaction that holds the lock of each phone (so the leads read here are every lead
  * committed). Each row is a repeat of the oldest lead of its phone and notes in the 24 hours
- * before it, a lead stored earlier in the batch included; otherwise it is a lead itself.
+ * before it, a lead stored earlier in the batch included; otherwise it is a lead itself, checked
+ * for flags against its phone's earlier leads.
  */
 async function storeRows(
   trx: Kysely<Tables>,
@@ -170,36 +175,38 @@ async function storeRows(
   webhookEvents: boolean,
   flagChecks: FlagChecks,
 ): Promise<RegistrationsTable[]> {
-  const windowStart = (row: Pick<SentRow, 'created_at'>) =>
-    new Date(Date.parse(row.created_at) - repeatWindowMs).toISOString();
-  // The batch's phones and notes, each with the start of its window, as a list to join: every
-  // one is looked up through the (phone, notes, created_at) index. A bound on created_at alone
-  // would let PostgreSQL, before it has statistics, read the whole day through another index.
-  const keys = [...new Map(batch.map((row) => [keyOf(row), row])).values()];
-  const windows = sql<{ column1: string; column2: string; column3: string }>`(values ${sql.join(
-    keys.map((row) => sql`(${row.phone}, ${row.notes}, ${windowStart(row)})`),
+  const lookBackMs = Math.max(repeatWindowMs, flagChecks.lookBackMs);
+  const since = (row: Pick<SentRow, 'created_at'>, ms: number) =>
+    new Date(Date.parse(row.created_at) - ms).toISOString();
+  // One read serves both rules: each phone's leads in the longer window, looked up through the
+  // (phone, notes, created_at) index by its first column. A bound on created_at alone would let
+  // PostgreSQL, before it has statistics, read the whole day through another index.
+  const phones = [...new Map(batch.map((row) => [row.phone, row])).values()];
+  const windows = sql<{ column1: string; column2: string }>`(values ${sql.join(
+    phones.map((row) => sql`(${row.phone}, ${since(row, lookBackMs)})`),
   )})`.as('sent');
   const found = await trx
     .selectFrom('registrations as lead')
     .innerJoin(windows, (join) =>
-      join
-        .onRef('lead.phone', '=', 'sent.column1')
-        .onRef('lead.notes', '=', 'sent.column2')
-        .onRef('lead.created_at', '>', 'sent.column3'),
+      join.onRef('lead.phone', '=', 'sent.column1').onRef('lead.created_at', '>', 'sent.column2'),
     )
-    .select(['lead.id', 'lead.phone', 'lead.notes', 'lead.created_at'])
+    .select(['lead.id', 'lead.phone', 'lead.notes', 'lead.marketing_id', 'lead.created_at'])
     .where('lead.repeat_of', 'is', null)
     .execute();
-  // Each phone and notes' leads, oldest first: a lead stored earlier in the batch is appended.
+  // Each phone's leads, oldest first: a lead stored earlier in the batch is appended.
   const leads = new Map<string, Lead[]>();
   for (const lead of found.sort((a, b) => a.created_at.localeCompare(b.created_at))) {
-    leads.set(keyOf(lead), [...(leads.get(keyOf(lead)) ?? []), lead]);
+    leads.set(lead.phone, [...(leads.get(lead.phone) ?? []), lead]);
   }
+  const checked: CheckedLead[] = [];
   const rows: RegistrationsTable[] = batch.map((row) => {
-    const since = windowStart(row);
-    const ofKey = leads.get(keyOf(row)) ?? [];
-    const lead = ofKey.find((l) => l.created_at > since);
-    if (lead === undefined) leads.set(keyOf(row), [...ofKey, row]);
+    const earlier = leads.get(row.phone) ?? [];
+    const repeatSince = since(row, repeatWindowMs);
+    const lead = earlier.find((l) => l.notes === row.notes && l.created_at > repeatSince);
+    if (lead === undefined) {
+      checked.push({ row, earlier });
+      leads.set(row.phone, [...earlier, row]);
+    }
     // Every lead starts new; a repeat's status is its lead's.
     return {
       ...row,
@@ -208,7 +215,7 @@ async function storeRows(
       status_changed_at: null,
     };
   });
-  await flagChecks.flagLeads(trx, rows);
+  const flags = await flagChecks.flagLeads(trx, checked);
   const events = webhookEvents
     ? eventRows(
         rows.map((row) => ({
@@ -220,16 +227,13 @@ async function storeRows(
     : [];
   for (let start = 0; start < rows.length; start += rowsPerInsert) {
     const end = start + rowsPerInsert;
-    const stored = trx.insertInto('registrations').values(rows.slice(start, end));
-    if (webhookEvents) {
-      await insertBoth(
-        trx,
-        stored,
-        trx.insertInto('webhook_events').values(events.slice(start, end)),
-      );
-    } else {
-      await stored.execute();
-    }
+    const chunk = new Set(rows.slice(start, end).map((row) => row.id));
+    const flagsOf = flags.filter((row) => chunk.has(row.registration_id));
+    await insertAll(trx, [
+      trx.insertInto('registrations').values(rows.slice(start, end)),
+      ...(webhookEvents ? [trx.insertInto('webhook_events').values(events.slice(start, end))] : []),
+      ...(flagsOf.length > 0 ? [trx.insertInto('lead_flags').values(flagsOf)] : []),
+    ]);
   }
   return rows;
 }
