@@ -387,7 +387,7 @@ async function unreachable(): Promise<string> {
 /** The project's containers, volumes and network, as `podman-compose down --volumes`. */
 async function removeProject(): Promise<void> {
   const containers = (await podman('ps', '--all', '--quiet', '--filter', label)).split('\n');
-  await podman(
+  await run('podman', [
     'rm',
     '--force',
     '--ignore',
@@ -395,7 +395,7 @@ async function removeProject(): Promise<void> {
     '--time',
     '0',
     ...containers.filter(Boolean),
-  );
+  ]);
   const volumes = (await podman('volume', 'ls', '--quiet', '--filter', label)).split('\n');
   await run('podman', ['volume', 'rm', '--force', ...volumes.filter(Boolean)]);
   if (await exists('network', `${project}_default`)) {
