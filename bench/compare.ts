@@ -5,7 +5,8 @@ import { load, postgresDatabase, signUps, sqliteDatabase, withOurServer } from '
 import { median } from './lighthouse';
 import { solvedChallenges } from './solved-challenges';
 
-// `npm run bench:compare -- OTHER_DIST [THIS_DIST] [--one-link] [--altcha]`: sign-ups per second
+// `npm run bench:compare -- OTHER_DIST [THIS_DIST] [--one-link] [--altcha] [--only DATABASE]`:
+// sign-ups per second
 // of two builds of the server (another commit's `dist/`, checked out and built beside this one,
 // and this one's), on SQLite and on PostgreSQL (TEST_DATABASE_URL), taking turns A B A B A B so
 // that neither gets the quieter moments; the medians and their ratio. Only 201 answers count;
@@ -14,13 +15,20 @@ import { solvedChallenges } from './solved-challenges';
 //   --one-link  every sign-up through one marketer's link to one package (a link shared widely,
 //               or a script hammering one), rather than spread over 97 marketers.
 //   --altcha    both servers with ALTCHA_HMAC_KEY set, each sign-up with a solved challenge.
+//   --only sqlite|postgres  one database, to repeat a run where the other is not in question.
 const { positionals, values: options } = parseArgs({
   allowPositionals: true,
-  options: { 'one-link': { type: 'boolean' }, altcha: { type: 'boolean' } },
+  options: {
+    'one-link': { type: 'boolean' },
+    altcha: { type: 'boolean' },
+    only: { type: 'string' },
+  },
 });
 const [other, own = 'dist'] = positionals;
-if (other === undefined) {
-  console.error('usage: npm run bench:compare -- OTHER_DIST [THIS_DIST] [--one-link] [--altcha]');
+if (other === undefined || ![undefined, 'sqlite', 'postgres'].includes(options.only)) {
+  console.error(
+    'usage: npm run bench:compare -- OTHER_DIST [THIS_DIST] [--one-link] [--altcha] [--only sqlite|postgres]',
+  );
   process.exit(2);
 }
 const builds = { before: resolve(other), after: resolve(own) };
@@ -34,8 +42,10 @@ const hmacKey = 'bench-'.repeat(6);
 mkdirSync(resolve('bench/results'), { recursive: true });
 const scratch = mkdtempSync(join(resolve('bench/results'), 'compare-'));
 const databases = [
-  sqliteDatabase(scratch),
-  ...(process.env.TEST_DATABASE_URL ? [postgresDatabase(process.env.TEST_DATABASE_URL)] : []),
+  ...(options.only === 'postgres' ? [] : [sqliteDatabase(scratch)]),
+  ...(process.env.TEST_DATABASE_URL && options.only !== 'sqlite'
+    ? [postgresDatabase(process.env.TEST_DATABASE_URL)]
+    : []),
 ];
 // Each run has a store of its own, so the same challenges serve every run.
 const challenges = options.altcha ? await solvedChallenges(hmacKey, challengesPerRun) : [];

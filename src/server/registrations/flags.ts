@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { sql, type Kysely } from 'kysely';
+import { sql, type AliasableExpression, type Expression, type Kysely } from 'kysely';
 import { textTable } from '../db/dialect';
 import type { LeadFlag, LeadFlagsTable, RegistrationsTable, Tables } from '../db/schema';
 
@@ -41,13 +41,18 @@ type Row = Pick<
   | 'served_at'
 >;
 
-/** A stored lead as the checks read it: of a phone, in the window they look back over. */
+/** A lead earlier in the batch, for contested. */
 export type EarlierLead = Pick<RegistrationsTable, 'id' | 'marketing_id' | 'created_at'>;
 
-/** A lead of the batch, with the earlier leads of its phone (stored, then earlier in the batch). */
+/**
+ * A lead of the batch, with what contested needs: the earliest stored lead of its phone of
+ * another marketer in the window (`storedContestedQuery`, read with the batch's repeat rule),
+ * and the leads of its phone earlier in the batch.
+ */
 export interface CheckedLead {
   row: Row;
-  earlier: readonly EarlierLead[];
+  storedContested: string | null;
+  earlierInBatch: readonly EarlierLead[];
 }
 
 /** A lead's flag, as lead_flags stores it. */
@@ -55,11 +60,23 @@ export type LeadFlagRow = Pick<LeadFlagsTable, 'registration_id' | 'flag' | 'oth
 
 /** The checks of new leads, with what they remember between batches. */
 export interface FlagChecks {
-  /** How far back the checks read a phone's leads (contested), in ms. */
-  lookBackMs: number;
+  /** The start of contested's window for a lead sent at `at` (an ISO time). */
+  contestedSince(at: string): string;
+  /**
+   * contested as far as the stored leads go, as a subquery of the batch's read: the id of the
+   * earliest lead of `phone`, of a marketer other than `marketer` ('' for a general link), after
+   * `since` (`contestedSince` of the lead's time), or null. Looked up per lead through the
+   * (phone, notes, created_at) index by its first column.
+   */
+  storedContestedQuery(
+    trx: Kysely<Tables>,
+    phone: Expression<string>,
+    marketer: Expression<string>,
+    since: Expression<string>,
+  ): AliasableExpression<string | null>;
   /**
    * The flags of a batch's leads, in the batch's transaction, which holds the lock of each
-   * phone: `earlier` are every lead of its phone committed, and those earlier in the batch.
+   * phone, so that what was read of the stored leads is every lead of those phones committed.
    * `leads` are in the order they are stored. The caller stores the flags with the rows.
    */
   flagLeads(trx: Kysely<Tables>, leads: readonly CheckedLead[]): Promise<LeadFlagRow[]>;
@@ -67,16 +84,29 @@ export interface FlagChecks {
 
 /**
  * The checks under `settings`. Each reads one query a batch at most, whatever its size, reading
- * a bounded number of index entries a link; contested reads nothing of its own (the phone's
- * leads come with the repeat rule's read). A link or address found past its threshold is
- * remembered while what was read still proves it (the leads were committed), so that a link
- * pouring in thousands of leads is read once in a while, not at every batch.
+ * a bounded number of index entries a link; contested's read is a subquery of the batch's read
+ * of its phones. A link or address found past its threshold is remembered while what was read
+ * still proves it (the leads were committed), so that a link pouring in thousands of leads is
+ * read once in a while, not at every batch.
  */
 export function createFlagChecks(settings: FlagSettings): FlagChecks {
   const burstLinks = new Saturated();
   const sameAddressLinks = new Saturated();
   return {
-    lookBackMs: settings.contestedDays * dayMs,
+    contestedSince: (at) => minus(at, settings.contestedDays * dayMs),
+    storedContestedQuery: (trx, phone, marketer, since) =>
+      trx
+        .selectFrom('registrations as lead')
+        .select('lead.id')
+        .where('lead.phone', '=', phone)
+        .where('lead.repeat_of', 'is', null)
+        // Stored is already a lead, though another instance's clock may have given it a later
+        // time than this one's: the lock of the phone made them take turns.
+        .where('lead.created_at', '>', since)
+        .where(sql<string>`coalesce(${sql.ref('lead.marketing_id')}, '')`, '<>', marketer)
+        .orderBy('lead.created_at')
+        .limit(1)
+        .$asScalar(),
     async flagLeads(trx, checked) {
       const leads = checked.map(({ row }) => row);
       const flags: Flag[] = [
@@ -128,18 +158,20 @@ const minus = (at: string, ms: number) => new Date(Date.parse(at) - ms).toISOStr
 /**
  * contested: the phone is already a lead, under any notes, of another marketer or of a general
  * link, within contestedDays before it. The flag names the earliest such lead (the one that
- * brought the person first).
+ * brought the person first): a stored one, else one earlier in the batch.
  */
-function contested({ row, earlier }: CheckedLead, { contestedDays }: FlagSettings): LeadFlagRow[] {
+function contested(
+  { row, storedContested, earlierInBatch }: CheckedLead,
+  { contestedDays }: FlagSettings,
+): LeadFlagRow[] {
   const since = minus(row.created_at, contestedDays * dayMs);
-  // Stored is already a lead, though another instance's clock may have given it a later time
-  // than this one's: the lock of the phone made them take turns.
-  const other = earlier.find(
-    (lead) => lead.marketing_id !== row.marketing_id && lead.created_at > since,
-  );
+  const other =
+    storedContested ??
+    earlierInBatch.find((lead) => lead.marketing_id !== row.marketing_id && lead.created_at > since)
+      ?.id;
   return other === undefined
     ? []
-    : [{ registration_id: row.id, flag: 'contested', other_id: other.id }];
+    : [{ registration_id: row.id, flag: 'contested', other_id: other }];
 }
 
 /**

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { LeadStatus } from '../../domain/lead-status';
 import { parseNotes, type Source } from '../../domain/notes';
 import { utmOf, type Registration, type Utm } from '../../domain/registration';
 import { guarded } from '../db/database';
-import { insertAll, writeTransaction } from '../db/dialect';
+import { insertAll, textTable, writeTransaction } from '../db/dialect';
 import type { Database, RegistrationsTable, SignUpChannel, Tables } from '../db/schema';
 import { eventRows } from '../webhooks/outbox';
 import { groupCommit, type ItemResult } from '../db/group-commit';
@@ -117,7 +117,6 @@ export interface RepositoryOptions {
 
 // What a sign-up brings; the repeat rule works out repeat_of, and with it whether it has a status.
 type SentRow = Omit<RegistrationsTable, 'repeat_of' | 'status' | 'status_changed_at'>;
-type Lead = Pick<RegistrationsTable, 'id' | 'phone' | 'notes' | 'marketing_id' | 'created_at'>;
 interface Sent {
   row: SentRow;
   challenge: SolvedChallenge | undefined;
@@ -175,43 +174,69 @@ async function storeRows(
   webhookEvents: boolean,
   flagChecks: FlagChecks,
 ): Promise<RegistrationsTable[]> {
-  const lookBackMs = Math.max(repeatWindowMs, flagChecks.lookBackMs);
-  const since = (row: Pick<SentRow, 'created_at'>, ms: number) =>
-    new Date(Date.parse(row.created_at) - ms).toISOString();
-  // One read serves both rules: each phone's leads in the longer window, looked up through the
-  // (phone, notes, created_at) index by its first column. A bound on created_at alone would let
-  // PostgreSQL, before it has statistics, read the whole day through another index.
-  const phones = [...new Map(batch.map((row) => [row.phone, row])).values()];
-  const windows = sql<{ column1: string; column2: string }>`(values ${sql.join(
-    phones.map((row) => sql`(${row.phone}, ${since(row, lookBackMs)})`),
-  )})`.as('sent');
+  const windowStart = (row: Pick<SentRow, 'created_at'>) =>
+    new Date(Date.parse(row.created_at) - repeatWindowMs).toISOString();
+  // Each sign-up's stored lead of its phone and notes (the oldest in its window), and its
+  // phone's earliest stored lead of another marketer (contested): two subqueries a row, each
+  // looked up through the (phone, notes, created_at) index. A join on the phone alone let
+  // PostgreSQL, before it has statistics, read every lead through another index.
+  const sent = textTable(
+    trx,
+    ['id', 'phone', 'notes', 'marketing_id', 'since', 'contested_since'],
+    batch.map((row) => [
+      row.id,
+      row.phone,
+      row.notes,
+      row.marketing_id ?? '',
+      windowStart(row),
+      flagChecks.contestedSince(row.created_at),
+    ]),
+  ).as('sent');
   const found = await trx
-    .selectFrom('registrations as lead')
-    .innerJoin(windows, (join) =>
-      join.onRef('lead.phone', '=', 'sent.column1').onRef('lead.created_at', '>', 'sent.column2'),
-    )
-    .select(['lead.id', 'lead.phone', 'lead.notes', 'lead.marketing_id', 'lead.created_at'])
-    .where('lead.repeat_of', 'is', null)
+    .selectFrom(sent)
+    .select((eb) => [
+      'sent.id',
+      eb
+        .selectFrom('registrations as lead')
+        .select('lead.id')
+        .whereRef('lead.phone', '=', 'sent.phone')
+        .whereRef('lead.notes', '=', 'sent.notes')
+        .where('lead.repeat_of', 'is', null)
+        .whereRef('lead.created_at', '>', 'sent.since')
+        .orderBy('lead.created_at')
+        .limit(1)
+        .as('lead_id'),
+      flagChecks
+        .storedContestedQuery(
+          trx,
+          eb.ref('sent.phone'),
+          eb.ref('sent.marketing_id'),
+          eb.ref('sent.contested_since'),
+        )
+        .as('contested_id'),
+    ])
     .execute();
-  // Each phone's leads, oldest first: a lead stored earlier in the batch is appended.
-  const leads = new Map<string, Lead[]>();
-  for (const lead of found.sort((a, b) => a.created_at.localeCompare(b.created_at))) {
-    leads.set(lead.phone, [...(leads.get(lead.phone) ?? []), lead]);
-  }
+  const stored = new Map(found.map((row) => [row.id, row]));
+  // The leads stored earlier in the batch, by phone.
+  const batchLeads = new Map<string, SentRow[]>();
   const checked: CheckedLead[] = [];
   const rows: RegistrationsTable[] = batch.map((row) => {
-    const earlier = leads.get(row.phone) ?? [];
-    const repeatSince = since(row, repeatWindowMs);
-    const lead = earlier.find((l) => l.notes === row.notes && l.created_at > repeatSince);
-    if (lead === undefined) {
-      checked.push({ row, earlier });
-      leads.set(row.phone, [...earlier, row]);
+    const { lead_id: storedLead = null, contested_id: storedContested = null } =
+      stored.get(row.id) ?? {};
+    const earlierInBatch = batchLeads.get(row.phone) ?? [];
+    const lead =
+      storedLead ??
+      earlierInBatch.find((l) => l.notes === row.notes && l.created_at > windowStart(row))?.id ??
+      null;
+    if (lead === null) {
+      checked.push({ row, storedContested, earlierInBatch });
+      batchLeads.set(row.phone, [...earlierInBatch, row]);
     }
     // Every lead starts new; a repeat's status is its lead's.
     return {
       ...row,
-      repeat_of: lead?.id ?? null,
-      status: lead === undefined ? 'new' : null,
+      repeat_of: lead,
+      status: lead === null ? 'new' : null,
       status_changed_at: null,
     };
   });
