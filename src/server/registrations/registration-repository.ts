@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { v7 } from 'uuid';
 import type { LeadStatus } from '../../domain/lead-status';
 import { parseNotes, type Source } from '../../domain/notes';
 import { utmOf, type Registration, type Utm } from '../../domain/registration';
@@ -289,7 +289,17 @@ export function toStored(row: RegistrationsTable): StoredRegistration {
 }
 
 /**
- * The shape of a submission's id (randomUUID, lowercase): an id from outside is checked against
+ * A new submission's id: a UUID whose first 48 bits are the time (version 7), so that the ids
+ * of a batch land at the end of each index keyed by them (the table's, the flags'), not on a
+ * page each: a batch of 50 sign-ups wrote a third as much to SQLite's log with them
+ * (docs/performance.md). 74 bits stay random; the time it tells is the sign-up's, which
+ * whoever holds the id already has. A trapped sign-up's made-up id is one too, so that its
+ * answer looks like any other's.
+ */
+export const newRegistrationId = (): string => v7();
+
+/**
+ * The shape of a submission's id (a UUID, lowercase): an id from outside is checked against
  * it before any query, as PostgreSQL refuses some text (a NUL byte) with an error, not a miss.
  */
 export const registrationIdPattern =
@@ -350,7 +360,7 @@ export function createRegistrationRepository(
       guard(() => {
         const { packageKey, source } = parseNotes(input.notes);
         const row: SentRow = {
-          id: randomUUID(),
+          id: newRegistrationId(),
           created_at: now.toISOString(),
           name: input.name,
           email: input.email || null,
