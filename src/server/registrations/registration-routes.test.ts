@@ -188,14 +188,22 @@ describeOnBackends('on $name', (backend) => {
       expect(stored.json<{ id: string }>().id).toMatch(uuidV7);
     });
 
-    it('gives later sign-ups ids that sort after earlier ones', async () => {
-      const { app } = await buildTestApp(backend);
+    it('gives each sign-up an id that starts with its time, so later ones sort after', async () => {
+      const clock = manualClock();
+      const { app, rows } = await buildTestApp(backend, {}, { now: clock.now });
       const ids: string[] = [];
       for (const phone of ['966500000001', '966500000002', '966500000003']) {
         const payload = buildPayload({ ...values, phone }, {});
         ids.push((await app.inject({ method: 'POST', url, payload })).json<{ id: string }>().id);
+        clock.advance(1);
       }
       expect([...ids].sort()).toEqual(ids);
+      const stored = await rows();
+      expect(stored).toHaveLength(3);
+      for (const row of stored) {
+        const ms = Date.parse(row.created_at).toString(16).padStart(12, '0');
+        expect(row.id.replace('-', '').slice(0, 12)).toBe(ms);
+      }
     });
   });
 

@@ -46,7 +46,7 @@ export async function signUp(
   if (registration[trapField]) {
     request.log.info('honeypot filled: sign-up not stored');
     request.signUpOutcome = 'honeypot';
-    return { kind: 'trapped', id: newRegistrationId() };
+    return { kind: 'trapped', id: newRegistrationId(now()) };
   }
   const challenge = await proofOfWork?.solved(registration.altcha);
   const unsolved = () => {
