@@ -289,21 +289,7 @@ export function toStored(row: RegistrationsTable): StoredRegistration {
 }
 
 /**
- * A new submission's id: a UUID whose first 48 bits are its time in ms (version 7, RFC 9562),
- * so that the ids of a batch land at the end of each index keyed by them (the table's, the
- * flags'), not on a page each: a batch of 50 sign-ups wrote a third as much to SQLite's log
- * (docs/performance.md). The other 74 bits are a version 4's random ones (Node's randomUUID
- * draws them from a pool; the uuid package asked webcrypto each time, 15 µs an id). The time it
- * tells is the sign-up's, which whoever holds the id already has. A trapped sign-up's made-up
- * id is one too, so that its answer looks like any other's.
- */
-export function newRegistrationId(at: Date): string {
-  const time = at.getTime().toString(16).padStart(12, '0');
-  return `${time.slice(0, 8)}-${time.slice(8)}-7${randomUUID().slice(15)}`;
-}
-
-/**
- * The shape of a submission's id (a UUID, lowercase): an id from outside is checked against
+ * The shape of a submission's id (randomUUID, lowercase): an id from outside is checked against
  * it before any query, as PostgreSQL refuses some text (a NUL byte) with an error, not a miss.
  */
 export const registrationIdPattern =
@@ -364,7 +350,7 @@ export function createRegistrationRepository(
       guard(() => {
         const { packageKey, source } = parseNotes(input.notes);
         const row: SentRow = {
-          id: newRegistrationId(now),
+          id: randomUUID(),
           created_at: now.toISOString(),
           name: input.name,
           email: input.email || null,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
@@ -5,11 +6,7 @@ import { formStampField, trapField, type Registration } from '../../domain/regis
 import { DatabaseUnavailableError } from '../db/database';
 import type { SignUpChannel } from '../db/schema';
 import type { ProofOfWork } from './proof-of-work';
-import {
-  ChallengeSpentError,
-  newRegistrationId,
-  type RegistrationRepository,
-} from './registration-repository';
+import { ChallengeSpentError, type RegistrationRepository } from './registration-repository';
 import type { SignUpEvidenceSource } from './sign-up-evidence';
 
 /** How many times the per-address limit one IPv6 /48 may send. */
@@ -46,7 +43,7 @@ export async function signUp(
   if (registration[trapField]) {
     request.log.info('honeypot filled: sign-up not stored');
     request.signUpOutcome = 'honeypot';
-    return { kind: 'trapped', id: newRegistrationId(now()) };
+    return { kind: 'trapped', id: randomUUID() };
   }
   const challenge = await proofOfWork?.solved(registration.altcha);
   const unsolved = () => {
