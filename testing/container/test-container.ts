@@ -384,18 +384,16 @@ async function unreachable(): Promise<string> {
   return lines.join('; ') || 'both instances ready, the proxy not';
 }
 
+/** Containers, stopped at once, with their anonymous volumes (an instance's /data). */
+const removeContainers = (names: string[]) =>
+  names.length === 0
+    ? undefined
+    : podman('rm', '--force', '--ignore', '--volumes', '--time', '0', ...names);
+
 /** The project's containers, volumes and network, as `podman-compose down --volumes`. */
 async function removeProject(): Promise<void> {
   const containers = (await podman('ps', '--all', '--quiet', '--filter', label)).split('\n');
-  await run('podman', [
-    'rm',
-    '--force',
-    '--ignore',
-    '--volumes',
-    '--time',
-    '0',
-    ...containers.filter(Boolean),
-  ]);
+  await removeContainers(containers.filter(Boolean));
   const volumes = (await podman('volume', 'ls', '--quiet', '--filter', label)).split('\n');
   await run('podman', ['volume', 'rm', '--force', ...volumes.filter(Boolean)]);
   if (await exists('network', `${project}_default`)) {
@@ -558,17 +556,7 @@ async function keepLogs(): Promise<void> {
 
 /** Removes what a run (this one, or one interrupted) left: containers, volumes, the network. */
 async function cleanUp(): Promise<void> {
-  // --volumes: the instances' anonymous /data volumes go with them.
-  await podman(
-    'rm',
-    '--force',
-    '--ignore',
-    '--volumes',
-    '--time',
-    '0',
-    `${prefix}-first`,
-    `${prefix}-second`,
-  );
+  await removeContainers([`${prefix}-first`, `${prefix}-second`]);
   await run('podman', ['volume', 'rm', '--force', volume]);
   await removeProject();
   // The images of earlier builds, untagged by this one; the stand-ins and this build stay.
