@@ -225,6 +225,7 @@ describe('loadConfig', () => {
       maxAgeMs: 24 * 3_600_000,
       teamClaim: 'team',
       programRoles: ['admin'],
+      checksPerMinute: 120,
     });
     const secret = 'x'.repeat(32);
     expect(
@@ -237,6 +238,7 @@ describe('loadConfig', () => {
         MARKETER_AUTH_MAX_AGE: '8h',
         MARKETER_AUTH_TEAM_CLAIM: 'https://platform.example/team',
         PROGRAM_ROLES: ' admin, marketing_manager ,',
+        MARKETER_AUTH_CHECKS_PER_MINUTE: '600',
       }).marketerAuth,
     ).toEqual({
       keys: { kind: 'secret', secret },
@@ -247,6 +249,7 @@ describe('loadConfig', () => {
       maxAgeMs: 8 * 3_600_000,
       teamClaim: 'https://platform.example/team',
       programRoles: ['admin', 'marketing_manager'],
+      checksPerMinute: 600,
     });
   });
 

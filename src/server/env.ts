@@ -276,6 +276,9 @@ const envSchema = z.object({
     .optional(),
   // The claim of a team leader's token that lists their members' marketer ids (an array).
   MARKETER_AUTH_TEAM_CLAIM: z.string().min(1).max(100).default('team'),
+  // Requests a minute to the numbers' paths from one address (IPv6: its /48), before any token
+  // is verified: an office of marketers may share one address; a script asks far more.
+  MARKETER_AUTH_CHECKS_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   // The roles of the platform's tokens that see the whole programme's numbers (docs/program.md).
   PROGRAM_ROLES: z
     .string()
@@ -385,6 +388,8 @@ function marketerAuthOf(env: Env) {
     teamClaim: env.MARKETER_AUTH_TEAM_CLAIM,
     /** The roles that see the programme's page and numbers (PROGRAM_ROLES). */
     programRoles: env.PROGRAM_ROLES,
+    /** Requests a minute from one address before its token is verified. */
+    checksPerMinute: env.MARKETER_AUTH_CHECKS_PER_MINUTE,
   };
 }
 

@@ -367,6 +367,22 @@ describeOnBackends('on $name', (backend) => {
     expect(log().match(/could not be fetched/g)).toHaveLength(1);
   });
 
+  it('takes MARKETER_AUTH_CHECKS_PER_MINUTE requests a minute from one address, then 429', async () => {
+    const { app, key } = await start({ ...jwksEnv(), MARKETER_AUTH_CHECKS_PER_MINUTE: '5' });
+    const bearer = await token(key);
+    const statuses: number[] = [];
+    for (const remoteAddress of [...Array(6).fill('203.0.113.7'), '198.51.100.7']) {
+      const response = await app.inject({
+        method: 'GET',
+        url,
+        headers: { authorization: `Bearer ${bearer}` },
+        remoteAddress,
+      });
+      statuses.push(response.statusCode);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 200]);
+  });
+
   it('keeps the last good keys while the platform fails, for a day', async () => {
     const { key, stats } = await start();
     expect((await stats(await token(key))).statusCode).toBe(200);

@@ -37,8 +37,6 @@ export interface StatsOptions {
 
 // A page opened now and then asks a few times a minute; a script asks far more.
 const requestsPerMinute = 30;
-// An office of marketers may share one address.
-const checksPerAddressPerMinute = 120;
 
 // Decisions one after another down the review list, a few seconds each at most.
 const decisionsPerMinute = 60;
@@ -89,7 +87,7 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
   // (one limiter a request, for the library) still counts per user afterwards.
   const perAddress = app.createRateLimit({
     timeWindow: 60_000,
-    max: checksPerAddressPerMinute,
+    max: config.checksPerMinute,
     keyGenerator: (request: FastifyRequest) => `marketer-ip:${normalizeIP(request.ip, 48)}`,
   });
   app.addHook('onRequest', async (request: FastifyRequest, reply) => {
