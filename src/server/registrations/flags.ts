@@ -109,15 +109,12 @@ export function createFlagChecks(settings: FlagSettings): FlagChecks {
         .$asScalar(),
     async flagLeads(trx, checked) {
       const leads = checked.map(({ row }) => row);
-      const flags: Flag[] = [
+      return [
+        ...checked.flatMap((lead) => contested(lead, settings)),
         ...(await burst(trx, leads, settings, burstLinks)),
         ...(await sameAddress(trx, leads, settings, sameAddressLinks)),
         ...leads.filter((lead) => isFast(lead, settings)).map((lead) => flag(lead, 'fast')),
         ...leads.filter(hasDisposableEmail).map((lead) => flag(lead, 'disposable_email')),
-      ];
-      return [
-        ...checked.flatMap((lead) => contested(lead, settings)),
-        ...flags.map((found) => ({ ...found, other_id: null })),
       ];
     },
   };
@@ -145,13 +142,12 @@ class Saturated {
   }
 }
 
-/** A flag without another lead named. */
-interface Flag {
-  registration_id: string;
-  flag: LeadFlag;
-}
-
-const flag = (lead: Row, name: LeadFlag): Flag => ({ registration_id: lead.id, flag: name });
+/** A flag that names no other lead (all but contested). */
+const flag = (lead: Row, name: LeadFlag): LeadFlagRow => ({
+  registration_id: lead.id,
+  flag: name,
+  other_id: null,
+});
 
 const minus = (at: string, ms: number) => new Date(Date.parse(at) - ms).toISOString();
 
@@ -183,7 +179,7 @@ async function burst(
   leads: Row[],
   { burstLeads, burstMinutes }: FlagSettings,
   saturated: Saturated,
-): Promise<Flag[]> {
+): Promise<LeadFlagRow[]> {
   const windowMs = burstMinutes * 60_000;
   const linkOf = (lead: Row) => JSON.stringify([lead.marketing_id, lead.package_key]);
   return flagPastThreshold(trx, leads, burstLeads, 'burst', saturated, linkOf, (lead) => ({
@@ -203,7 +199,7 @@ async function sameAddress(
   leads: Row[],
   { sameAddressLeads }: FlagSettings,
   saturated: Saturated,
-): Promise<Flag[]> {
+): Promise<LeadFlagRow[]> {
   const dayOf = (lead: Row) => lead.created_at.slice(0, 10);
   const keyOf = (lead: Row) =>
     JSON.stringify([lead.marketing_id, lead.package_key, lead.address_hash, dayOf(lead)]);
@@ -251,7 +247,7 @@ async function flagPastThreshold(
   saturated: Saturated,
   keyOf: (lead: Row) => string,
   groupOf: (lead: Row) => Group,
-): Promise<Flag[]> {
+): Promise<LeadFlagRow[]> {
   const groups = new Map<string, Group>();
   for (const lead of leads) {
     const group = groupOf(lead);
@@ -268,7 +264,7 @@ async function flagPastThreshold(
   for (const [key, oldest] of await readGroups(trx, full, threshold, 'oldest')) {
     if (oldest !== null) saturated.remember(key, String(oldest));
   }
-  const flags: Flag[] = [];
+  const flags: LeadFlagRow[] = [];
   for (const lead of leads) {
     const key = keyOf(lead);
     const before = stored.get(key) ?? 0;
