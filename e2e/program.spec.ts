@@ -95,7 +95,8 @@ test('an admin sees the totals, the days and the marketers the API stored, and s
     String(stats.by_day.at(-1)?.leads),
   );
 
-  // Visits, unique visitors, leads, clients, conversion, client rate.
+  // Visits, unique visitors, leads, clients, conversion, client rate, flagged (the fourth lead
+  // from one address in a day: same_address), not credited.
   await expect(marketerRow(page, first).locator('td')).toHaveText([
     '1',
     '1',
@@ -103,6 +104,8 @@ test('an admin sees the totals, the days and the marketers the API stored, and s
     '3',
     /400/,
     /75/,
+    '1',
+    '0',
   ]);
   const showAll = page.getByRole('button', { name: arProgram.showAll(stats.marketers.length) });
   if (await showAll.isVisible()) await showAll.click();
@@ -144,9 +147,10 @@ test('the period downloads as a CSV file that opens in Excel', async ({
   expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
   const lines = bytes.subarray(3).toString('utf8').split('\r\n');
   expect(lines[0]).toBe(
-    'table,marketing_id,utm_source,utm_campaign,package_key,visits,unique_visitors,leads,clients,conversion_percent,client_percent',
+    'table,marketing_id,utm_source,utm_campaign,package_key,visits,unique_visitors,leads,clients,conversion_percent,client_percent,flagged,not_credited',
   );
-  expect(lines).toContain(`marketers,${first},,,,1,1,4,3,400.0,75.0`);
+  // The fourth lead from one address in a day is flagged (same_address); none is decided.
+  expect(lines).toContain(`marketers,${first},,,,1,1,4,3,400.0,75.0,1,0`);
   expect(lines.at(-1)).toBe('');
 });
 

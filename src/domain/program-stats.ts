@@ -17,6 +17,10 @@ export interface ProgramNumbers {
   conversion_percent: number | null;
   /** Clients per hundred leads, one decimal; null without leads. */
   client_percent: number | null;
+  /** The leads with a flag (docs/flags.md), decided or not. */
+  flagged: number;
+  /** The leads decided "not credited": in no other number (leads and clients included). */
+  not_credited: number;
 }
 
 export interface ProgramStats {
@@ -24,20 +28,13 @@ export interface ProgramStats {
   /** The period's first and last UTC day (YYYY-MM-DD). */
   from: string;
   to: string;
-  /**
-   * flagged: the leads with a flag (docs/flags.md), decided or not; not_credited: those decided
-   * "not credited", in no other number.
-   */
-  totals: ProgramNumbers & {
-    contacted: number;
-    qualified: number;
-    lost: number;
-    flagged: number;
-    not_credited: number;
-  };
+  totals: ProgramNumbers & { contacted: number; qualified: number; lost: number };
   /** Every day of the period, oldest first, zeros included. */
   by_day: { date: string; visits: number; leads: number; clients: number }[];
-  /** Each marketer with leads in the period, most leads first; null: the general links. */
+  /**
+   * Each marketer with leads in the period (or leads not credited), most leads first; null: the
+   * general links.
+   */
   marketers: (ProgramNumbers & { marketing_id: string | null })[];
   /**
    * Each campaign with visits or leads, null for none; `other`: the campaigns past a link's

@@ -15,6 +15,8 @@ const header = [
   'clients',
   'conversion_percent',
   'client_percent',
+  'flagged',
+  'not_credited',
 ].join(',');
 
 // The campaigns past a link's limit, as the report names them in its CSV.
@@ -32,6 +34,8 @@ function line(table: string, labels: (string | null)[], row: ProgramNumbers): st
     row.clients,
     rate(row.conversion_percent),
     rate(row.client_percent),
+    row.flagged,
+    row.not_credited,
   ].join(',');
 }
 

@@ -17,6 +17,8 @@ const numbers = (leads: number, clients: number): ProgramNumbers => ({
   clients,
   conversion_percent: leads === 0 ? null : 12.5,
   client_percent: leads === 0 ? null : Math.round((clients / leads) * 1000) / 10,
+  flagged: leads % 3,
+  not_credited: leads % 2,
 });
 
 const days = ['2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20', '2026-11-21', '2026-11-22'];
@@ -212,7 +214,17 @@ describe('the programme page', () => {
       arStats.statClients,
       arStats.statConversion,
       arStats.statClientRate,
+      arProgram.statFlagged,
+      arStats.statNotCredited,
     ]);
+    // m-1: 60 leads, none flagged (60 % 3), none not credited; m-2: 59, 2 flagged, 1 not credited.
+    const second = within(table(arProgram.byMarketer)).getAllByRole('row')[2]!;
+    expect(
+      within(second)
+        .getAllByRole('cell')
+        .slice(-2)
+        .map((cell) => cell.textContent),
+    ).toEqual(['2', '1']);
     fireEvent.click(screen.getByRole('button', { name: arProgram.showAll(56) }));
     const all = rowHeaders(arProgram.byMarketer);
     expect(all).toHaveLength(56);
@@ -284,13 +296,13 @@ describe('the programme page', () => {
     const lines = text.slice(1).split('\r\n');
     expect(lines.at(-1)).toBe('');
     expect(lines[0]).toBe(
-      'table,marketing_id,utm_source,utm_campaign,package_key,visits,unique_visitors,leads,clients,conversion_percent,client_percent',
+      'table,marketing_id,utm_source,utm_campaign,package_key,visits,unique_visitors,leads,clients,conversion_percent,client_percent,flagged,not_credited',
     );
-    expect(lines[1]).toBe('marketers,m-1,,,,600,480,60,1,12.5,1.7');
-    expect(lines).toContain('marketers,,,,,30,24,3,0,12.5,0.0');
-    expect(lines).toContain(`campaigns,,"'=HYPERLINK(""x"")",,,50,40,5,1,12.5,20.0`);
-    expect(lines).toContain('campaigns,,(other),(other),,40,32,4,0,12.5,0.0');
-    expect(lines).toContain('packages,,,,premium_reco,100,80,10,4,12.5,40.0');
+    expect(lines[1]).toBe('marketers,m-1,,,,600,480,60,1,12.5,1.7,0,0');
+    expect(lines).toContain('marketers,,,,,30,24,3,0,12.5,0.0,0,1');
+    expect(lines).toContain(`campaigns,,"'=HYPERLINK(""x"")",,,50,40,5,1,12.5,20.0,2,1`);
+    expect(lines).toContain('campaigns,,(other),(other),,40,32,4,0,12.5,0.0,1,0');
+    expect(lines).toContain('packages,,,,premium_reco,100,80,10,4,12.5,40.0,1,0');
     expect(lines).toHaveLength(1 + 56 + 4 + 2 + 1);
   });
 

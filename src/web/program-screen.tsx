@@ -166,7 +166,11 @@ const numberColumns = [
   { key: 'clients', heading: arStats.statClients },
   { key: 'conversion_percent', heading: arStats.statConversion },
   { key: 'client_percent', heading: arStats.statClientRate },
+  { key: 'flagged', heading: arProgram.statFlagged },
+  { key: 'not_credited', heading: arStats.statNotCredited },
 ] as const satisfies { key: keyof ProgramNumbers; heading: string }[];
+
+const rates: readonly (keyof ProgramNumbers)[] = ['conversion_percent', 'client_percent'];
 
 /** A column: a text one by its place, or a number's key. */
 type SortKey = number | keyof ProgramNumbers;
@@ -262,12 +266,11 @@ function RankedTable<Row extends ProgramNumbers>({
                   <td key={label.heading}>{label.cell(row)}</td>
                 ),
               )}
-              <td>{formatNumber(row.visits)}</td>
-              <td>{formatNumber(row.unique_visitors)}</td>
-              <td>{formatNumber(row.leads)}</td>
-              <td>{formatNumber(row.clients)}</td>
-              <td>{formatRate(row.conversion_percent)}</td>
-              <td>{formatRate(row.client_percent)}</td>
+              {numberColumns.map(({ key }) => (
+                <td key={key}>
+                  {rates.includes(key) ? formatRate(row[key]) : formatNumber(row[key] ?? 0)}
+                </td>
+              ))}
             </tr>
           ))}
         </tbody>

@@ -101,7 +101,9 @@ async function start(backend: TestBackend, env: Record<string, string> = {}) {
         await token({ sub: '42', role: 'marketing' }),
       )
     ).totals;
-    const programme = await get<ProgramStats>('/api/program/stats?days=7');
+    const programme = (await get<ProgramStats>('/api/program/stats?days=7')).marketers.find(
+      (row) => row.marketing_id === '42',
+    );
     const report = (await reportRows(test.databaseUrl)).find((row) => row.marketing_id === '42');
     return {
       own: {
@@ -111,10 +113,10 @@ async function start(backend: TestBackend, env: Record<string, string> = {}) {
         not_credited: own.not_credited,
       },
       programme: {
-        leads: programme.marketers.find((row) => row.marketing_id === '42')?.leads,
-        clients: programme.totals.clients,
-        flagged: programme.totals.flagged,
-        not_credited: programme.totals.not_credited,
+        leads: programme?.leads,
+        clients: programme?.clients,
+        flagged: programme?.flagged,
+        not_credited: programme?.not_credited,
       },
       report: {
         leads: Number(report?.leads),
@@ -163,7 +165,7 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
   });
 
   it('moves a lead from leads to not_credited in the marketer’s numbers, the programme’s and the report, and back', async () => {
-    const { signUp, flag, review, numbers, services, clock, rows } = await start(backend);
+    const { signUp, flag, review, numbers, services, clock, rows, get } = await start(backend);
     // The same phone through marketer 7's link two days before: past the 24 hours of a repeat.
     clock.now = new Date('2026-11-24T09:00:00.000Z');
     const earlier = await signUp('7', '966500000099');
@@ -228,6 +230,14 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
         reviewed_at: '2026-11-26T11:00:00.000Z',
       },
     ]);
+
+    // A marketer whose every lead is not credited stays among the programme's marketers.
+    await review(earlier, { credited: false });
+    const { marketers } = await get<ProgramStats>('/api/program/stats?days=7');
+    expect(marketers.find((row) => row.marketing_id === '7')).toMatchObject({
+      leads: 0,
+      not_credited: 1,
+    });
   });
 
   it('lists the flagged leads awaiting a decision, newest first, with no person in them', async () => {

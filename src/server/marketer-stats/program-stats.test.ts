@@ -150,6 +150,8 @@ describeOnBackends('on $name', (backend) => {
         clients: 1,
         conversion_percent: 100,
         client_percent: 33.3,
+        flagged: 0,
+        not_credited: 0,
       },
       {
         marketing_id: null,
@@ -159,6 +161,8 @@ describeOnBackends('on $name', (backend) => {
         clients: 0,
         conversion_percent: 100,
         client_percent: 0,
+        flagged: 0,
+        not_credited: 0,
       },
       {
         marketing_id: '7',
@@ -168,6 +172,8 @@ describeOnBackends('on $name', (backend) => {
         clients: 0,
         conversion_percent: null,
         client_percent: 0,
+        flagged: 0,
+        not_credited: 0,
       },
       {
         marketing_id: '43',
@@ -177,6 +183,8 @@ describeOnBackends('on $name', (backend) => {
         clients: 0,
         conversion_percent: null,
         client_percent: 0,
+        flagged: 0,
+        not_credited: 0,
       },
     ]);
     expect(body.campaigns).toEqual([

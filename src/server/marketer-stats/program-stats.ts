@@ -13,6 +13,8 @@ const numbers = (row: Counts): ProgramNumbers => ({
   clients: row.clients,
   conversion_percent: percent(row.leads, row.unique_visitors),
   client_percent: percent(row.clients, row.leads),
+  flagged: row.flagged,
+  not_credited: row.not_credited,
 });
 
 /** Most leads first, then most clients, then most visits, then by name (none last). */
@@ -56,8 +58,6 @@ export async function buildProgramStats(
       contacted: totals.contacted,
       qualified: totals.qualified,
       lost: totals.lost,
-      flagged: totals.flagged,
-      not_credited: totals.not_credited,
     },
     by_day: Array.from({ length: days }, (_, day) => {
       const date = firstDay((days - day) as StatsPeriod, now);
@@ -70,7 +70,8 @@ export async function buildProgramStats(
       };
     }),
     marketers: ranked(
-      marketers.filter((row) => row.leads > 0),
+      // A marketer whose every lead was not credited stays in view, with that number.
+      marketers.filter((row) => row.leads > 0 || row.not_credited > 0),
       (row) => row.marketing_id,
     ).map((row) => ({ marketing_id: row.marketing_id, ...numbers(row) })),
     campaigns: ranked(campaigns, (row) => JSON.stringify([row.utm_source, row.utm_campaign])).map(
