@@ -222,6 +222,21 @@ test('a flagged lead is on the review list, and a decision on it takes its credi
   }));
   expect(sizes.page).toBeLessThanOrEqual(sizes.viewport);
   await lead.screenshot({ path: testInfo.outputPath('review-list.png') });
+
+  // At the next load it is among the leads decided last, its record beside it.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await open(page, path);
+  const decided = page
+    .getByRole('region', { name: arReview.decidedHeading })
+    .getByRole('article')
+    .filter({ hasText: second });
+  await expect(list.getByRole('article').filter({ hasText: second })).toHaveCount(0);
+  const history = decided.getByRole('list', { name: arReview.history });
+  await expect(history.getByRole('listitem')).toHaveCount(1);
+  await expect(history).toContainText(arReview.notCredited);
+  await expect(history).toContainText(`e2e-admin-${run}`);
+  await expect(history).toContainText('the same phone as a lead before');
+  expect(await axe(page, 'programme page, decided leads', testInfo.project.name)).toEqual([]);
 });
 
 test('a marketer’s token is not authorised; without a token the page asks to sign in', async ({

@@ -166,8 +166,14 @@ export const arReview = {
   errorSave: 'تعذر حفظ القرار، يرجى إعادة المحاولة',
   // A decision as recorded, shown beside the lead; who decided is isolated (U+2068 … U+2069),
   // as a Latin id among Arabic words would otherwise move the brackets around.
-  recorded: (decision: string, by: string, time: string) =>
-    `تم تسجيل القرار: ${decision} (\u2068${by}\u2069، ${time})`,
+  decided: (decision: string, by: string, time: string) =>
+    `${decision} (\u2068${by}\u2069، ${time})`,
+  // Said once a decision made on the page is saved.
+  recorded: (decided: string) => `تم تسجيل القرار: ${decided}`,
+  // The leads decided last, each with every decision on it, the latest (the one that counts) first.
+  decidedHeading: 'آخر القرارات',
+  history: 'سجل القرارات',
+  noteShown: 'ملاحظة:',
 } as const;
 
 // What became of a lead (docs/marketer-kit.md): the labels `npm run lead -- import` accepts for

@@ -40,13 +40,6 @@ export interface ReviewLead {
   flags: ReviewFlag[];
 }
 
-export interface ReviewList {
-  /** How many flagged leads await a decision (all of them, not only those listed). */
-  count: number;
-  /** The newest of them, newest first. */
-  leads: ReviewLead[];
-}
-
 /** A decision as recorded: the lead's id (a repeat's decision is its lead's). */
 export interface LeadReview {
   id: string;
@@ -54,4 +47,19 @@ export interface LeadReview {
   reviewed_by: string;
   reviewed_at: string;
   note: string;
+}
+
+/** A decided lead: its flags (none when it was decided without one) and every decision on it. */
+export interface DecidedLead extends ReviewLead {
+  /** The latest first: the one that counts. */
+  reviews: Omit<LeadReview, 'id'>[];
+}
+
+export interface ReviewList {
+  /** How many flagged leads await a decision (all of them, not only those listed). */
+  count: number;
+  /** The newest of them, newest first. */
+  leads: ReviewLead[];
+  /** The leads decided most recently, the latest decision first, each with its record. */
+  decided: DecidedLead[];
 }

@@ -1,5 +1,6 @@
 import { arStats } from '../domain/catalogue';
 import { statsPeriods, type StatsPeriod } from '../domain/marketer-stats';
+import { loadFailure } from './stats-format';
 import type { PeriodStats } from './use-period-stats';
 
 /** The period's select, then the line that says the numbers are loading, or failed (a retry). */
@@ -34,7 +35,7 @@ export function PeriodControls({
       {loaded.kind === 'error' && (
         <div className="actions">
           <p className="message error" role="alert">
-            {arStats.errorStats}
+            {loadFailure(loaded.status)}
           </p>
           <button type="button" className="secondary" onClick={retry}>
             {arStats.buttonRetry}

@@ -93,6 +93,31 @@ const reviewList: ReviewList = {
       flags: [{ flag: 'fast', other: null }],
     },
   ],
+  // A lead decided twice: not credited, then credited again (the latest first).
+  decided: [
+    {
+      id: 'b5d2c0de-0000-4000-8000-000000000003',
+      created_at: '2026-11-22T07:00:00.000Z',
+      marketing_id: 'm-9',
+      package_key: 'premium_reco',
+      phone_end: '303',
+      flags: [{ flag: 'burst', other: null }],
+      reviews: [
+        {
+          credited: true,
+          reviewed_by: 'manager-2',
+          reviewed_at: '2026-11-22T09:00:00.000Z',
+          note: '',
+        },
+        {
+          credited: false,
+          reviewed_by: 'manager-1',
+          reviewed_at: '2026-11-22T08:00:00.000Z',
+          note: 'a test number',
+        },
+      ],
+    },
+  ],
 };
 
 /** The server's answers: the review list at its path, `answer` at any other. */
@@ -306,6 +331,14 @@ describe('the programme page', () => {
     expect(lines).toHaveLength(1 + 56 + 4 + 2 + 1);
   });
 
+  it('says “too many requests” when the server says so, rather than a failure', async () => {
+    turnOn();
+    stubFetch(() => json({ error: ar.errorTooManyRequests }, 429));
+    renderApp(path);
+    expect(await screen.findByRole('alert')).toHaveTextContent(ar.errorTooManyRequests);
+    expect(screen.getByRole('button', { name: arStats.buttonRetry })).toBeVisible();
+  });
+
   it('says when the numbers could not be loaded, and tries again', async () => {
     turnOn();
     const fetch = stubFetch(() => json({ error: ar.errorGeneric }, 503));
@@ -406,9 +439,64 @@ describe('the review list', () => {
     const decided = screen.getByRole('article', {
       name: arReview.lead(formatTime('2026-11-23T09:30:00.000Z'), 'm-42'),
     });
-    expect(within(decided).getByRole('status')).toHaveTextContent(
-      arReview.recorded(arReview.notCredited, 'manager-1', formatTime(recorded.reviewed_at)),
+    const shown = arReview.decided(
+      arReview.notCredited,
+      'manager-1',
+      formatTime(recorded.reviewed_at),
     );
+    expect(within(decided).getByRole('status')).toHaveTextContent(arReview.recorded(shown));
+    // Its record beside it, with the note.
+    const history = within(decided).getByRole('list', { name: arReview.history });
+    expect(within(history).getByRole('listitem')).toHaveTextContent(
+      `${shown} — ${arReview.noteShown} the same person`,
+    );
+  });
+
+  it('shows the leads decided last with every decision on them, and adds a new one on top', async () => {
+    const fetch = await openPage();
+    const region = await screen.findByRole('region', { name: arReview.decidedHeading });
+    const decided = within(region).getByRole('article', {
+      name: arReview.lead(formatTime('2026-11-22T07:00:00.000Z'), 'm-9'),
+    });
+    expect(within(decided).getByText(arReview.flags.burst)).toBeVisible();
+    const record = () =>
+      within(within(decided).getByRole('list', { name: arReview.history }))
+        .getAllByRole('listitem')
+        .map((item) => item.textContent);
+    const credited = arReview.decided(
+      arReview.credited,
+      'manager-2',
+      formatTime('2026-11-22T09:00:00.000Z'),
+    );
+    const refused = arReview.decided(
+      arReview.notCredited,
+      'manager-1',
+      formatTime('2026-11-22T08:00:00.000Z'),
+    );
+    expect(record()).toEqual([credited, `${refused} — ${arReview.noteShown} a test number`]);
+    // The awaiting count is the awaiting leads' alone.
+    expect(screen.getByRole('heading', { level: 2, name: arReview.heading(2) })).toBeVisible();
+
+    fetch.mockImplementation(
+      answering(() =>
+        json({
+          id: reviewList.decided[0]!.id,
+          credited: false,
+          reviewed_by: 'manager-1',
+          reviewed_at: '2026-11-23T11:00:00.000Z',
+          note: '',
+        }),
+      ),
+    );
+    fireEvent.click(within(decided).getByRole('button', { name: arReview.notCredited }));
+    const again = arReview.decided(
+      arReview.notCredited,
+      'manager-1',
+      formatTime('2026-11-23T11:00:00.000Z'),
+    );
+    expect(await within(decided).findByRole('status')).toHaveTextContent(arReview.recorded(again));
+    expect(record()).toEqual([again, credited, `${refused} — ${arReview.noteShown} a test number`]);
+    expect(screen.getByRole('heading', { level: 2, name: arReview.heading(2) })).toBeVisible();
   });
 
   it('says when a decision could not be saved, keeps the note, and saves it on the next press', async () => {
@@ -422,6 +510,11 @@ describe('the review list', () => {
     fireEvent.change(note, { target: { value: 'checked by phone' } });
     fireEvent.click(within(general).getByRole('button', { name: arReview.credited }));
     expect(await within(general).findByRole('alert')).toHaveTextContent(arReview.errorSave);
+    expect(note).toHaveValue('checked by phone');
+    // Past the decisions' limit a minute: said as such.
+    fetch.mockImplementation(answering(() => json({ error: ar.errorTooManyRequests }, 429)));
+    fireEvent.click(within(general).getByRole('button', { name: arReview.credited }));
+    expect(await within(general).findByRole('alert')).toHaveTextContent(ar.errorTooManyRequests);
     expect(note).toHaveValue('checked by phone');
 
     fetch.mockImplementation(
@@ -438,7 +531,9 @@ describe('the review list', () => {
     fireEvent.click(within(general).getByRole('button', { name: arReview.credited }));
     await waitFor(() => expect(within(general).queryByRole('alert')).toBeNull());
     expect(within(general).getByRole('status')).toHaveTextContent(
-      arReview.recorded(arReview.credited, 'manager-1', formatTime('2026-11-23T10:05:00.000Z')),
+      arReview.recorded(
+        arReview.decided(arReview.credited, 'manager-1', formatTime('2026-11-23T10:05:00.000Z')),
+      ),
     );
   });
 });

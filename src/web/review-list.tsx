@@ -4,6 +4,7 @@ import {
   leadReviewPath,
   reviewListPath,
   reviewNoteLength,
+  type DecidedLead,
   type LeadReview,
   type ReviewFlag,
   type ReviewLead,
@@ -11,26 +12,31 @@ import {
 } from '../domain/lead-review';
 import { packageLabel } from '../domain/packages';
 import { fetchWithToken, postWithToken } from './platform-token';
-import { formatTime } from './stats-format';
+import { formatTime, loadFailure } from './stats-format';
 
-type Loaded = { kind: 'loading' } | { kind: 'list'; list: List } | { kind: 'error' };
+type Loaded =
+  { kind: 'loading' } | { kind: 'list'; list: List } | { kind: 'error'; status?: number };
+
+/** A decision as a lead's record keeps it. */
+type Decision = DecidedLead['reviews'][number];
 
 /**
  * The flagged leads awaiting a decision on their credit (docs/flags.md), newest first, for a
  * programme role: each with its flags in words, and the two decisions. A lead decided here stays
- * in view with the decision recorded, and may be decided again; it is gone at the next load.
+ * in view with its decision recorded, and may be decided again; at the next load it is among
+ * the leads decided last, each shown with every decision on it.
  */
 export function ReviewList({ storageKey }: { storageKey: string }) {
   const [attempt, setAttempt] = useState(0);
   const [loaded, setLoaded] = useState<Loaded>({ kind: 'loading' });
-  // The decisions recorded on this page, by lead.
-  const [decided, setDecided] = useState<Record<string, LeadReview>>({});
+  // The awaiting leads decided on this page.
+  const [decidedHere, setDecidedHere] = useState<ReadonlySet<string>>(new Set());
 
   useEffect(() => {
     const controller = new AbortController();
     fetchWithToken(reviewListPath, storageKey, controller.signal)
       .then(async (response) => {
-        if (!response.ok) throw new Error(String(response.status));
+        if (!response.ok) return setLoaded({ kind: 'error', status: response.status });
         setLoaded({ kind: 'list', list: (await response.json()) as List });
       })
       .catch(() => {
@@ -41,55 +47,74 @@ export function ReviewList({ storageKey }: { storageKey: string }) {
 
   const awaiting =
     loaded.kind === 'list'
-      ? loaded.list.count - loaded.list.leads.filter((lead) => lead.id in decided).length
+      ? loaded.list.count - loaded.list.leads.filter((lead) => decidedHere.has(lead.id)).length
       : 0;
   return (
-    <section
-      className="review"
-      aria-labelledby="review-heading"
-      aria-busy={loaded.kind === 'loading'}
-    >
-      <h2 id="review-heading">{arReview.heading(awaiting)}</h2>
-      <p className="note">{arReview.intro}</p>
-      {loaded.kind === 'loading' && <p className="message">{arStats.statsLoading}</p>}
-      {loaded.kind === 'error' && (
-        <div className="actions">
-          <p className="message error" role="alert">
-            {arStats.errorStats}
-          </p>
-          <button
-            type="button"
-            className="secondary"
-            onClick={() => {
-              setLoaded({ kind: 'loading' });
-              setAttempt((n) => n + 1);
-            }}
-          >
-            {arStats.buttonRetry}
-          </button>
-        </div>
+    <>
+      <section
+        className="review"
+        aria-labelledby="review-heading"
+        aria-busy={loaded.kind === 'loading'}
+      >
+        <h2 id="review-heading">{arReview.heading(awaiting)}</h2>
+        <p className="note">{arReview.intro}</p>
+        {loaded.kind === 'loading' && <p className="message">{arStats.statsLoading}</p>}
+        {loaded.kind === 'error' && (
+          <div className="actions">
+            <p className="message error" role="alert">
+              {loadFailure(loaded.status)}
+            </p>
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => {
+                setLoaded({ kind: 'loading' });
+                setAttempt((n) => n + 1);
+              }}
+            >
+              {arStats.buttonRetry}
+            </button>
+          </div>
+        )}
+        {loaded.kind === 'list' && loaded.list.leads.length === 0 && (
+          <p className="message">{arReview.empty}</p>
+        )}
+        {loaded.kind === 'list' && loaded.list.leads.length > 0 && (
+          <ol className="review-list">
+            {loaded.list.leads.map((lead) => (
+              <Lead
+                key={lead.id}
+                lead={lead}
+                reviews={[]}
+                storageKey={storageKey}
+                onDecided={() => setDecidedHere((all) => new Set(all).add(lead.id))}
+              />
+            ))}
+          </ol>
+        )}
+      </section>
+      {loaded.kind === 'list' && loaded.list.decided.length > 0 && (
+        <section className="review" aria-labelledby="decided-heading">
+          <h2 id="decided-heading">{arReview.decidedHeading}</h2>
+          <ol className="review-list">
+            {loaded.list.decided.map((lead) => (
+              <Lead key={lead.id} lead={lead} reviews={lead.reviews} storageKey={storageKey} />
+            ))}
+          </ol>
+        </section>
       )}
-      {loaded.kind === 'list' && loaded.list.leads.length === 0 && (
-        <p className="message">{arReview.empty}</p>
-      )}
-      {loaded.kind === 'list' && loaded.list.leads.length > 0 && (
-        <ol className="review-list">
-          {loaded.list.leads.map((lead) => (
-            <Lead
-              key={lead.id}
-              lead={lead}
-              storageKey={storageKey}
-              review={decided[lead.id]}
-              onDecided={(review) => setDecided((all) => ({ ...all, [lead.id]: review }))}
-            />
-          ))}
-        </ol>
-      )}
-    </section>
+    </>
   );
 }
 
 const marketerOf = (marketingId: string | null) => marketingId ?? arProgram.general;
+
+const described = (review: Decision) =>
+  arReview.decided(
+    review.credited ? arReview.credited : arReview.notCredited,
+    review.reviewed_by,
+    formatTime(review.reviewed_at),
+  );
 
 function Flag({ flag }: { flag: ReviewFlag }) {
   if (flag.flag !== 'contested') return <li>{arReview.flags[flag.flag]}</li>;
@@ -105,21 +130,27 @@ function Flag({ flag }: { flag: ReviewFlag }) {
   );
 }
 
-type Saving = { kind: 'idle' } | { kind: 'saving' } | { kind: 'error' };
+type Saving =
+  | { kind: 'idle' }
+  | { kind: 'saving' }
+  | { kind: 'saved'; review: Decision }
+  | { kind: 'error'; status?: number };
 
 function Lead({
   lead,
+  reviews,
   storageKey,
-  review,
   onDecided,
 }: {
   lead: ReviewLead;
+  /** The decisions on it so far, the latest first. */
+  reviews: Decision[];
   storageKey: string;
-  review: LeadReview | undefined;
-  onDecided: (review: LeadReview) => void;
+  onDecided?: () => void;
 }) {
   const [note, setNote] = useState('');
   const [saving, setSaving] = useState<Saving>({ kind: 'idle' });
+  const [record, setRecord] = useState(reviews);
   const id = `lead-${lead.id}`;
 
   async function decide(credited: boolean) {
@@ -129,9 +160,11 @@ function Lead({
         credited,
         note,
       });
-      if (!response.ok) throw new Error(String(response.status));
-      onDecided((await response.json()) as LeadReview);
-      setSaving({ kind: 'idle' });
+      if (!response.ok) return setSaving({ kind: 'error', status: response.status });
+      const review = (await response.json()) as LeadReview;
+      setRecord((earlier) => [review, ...earlier]);
+      setSaving({ kind: 'saved', review });
+      onDecided?.();
     } catch {
       // The note stays as typed: pressing again sends it again.
       setSaving({ kind: 'error' });
@@ -162,12 +195,35 @@ function Lead({
             </dd>
           </div>
         </dl>
-        <h4 id={`${id}-reasons`}>{arReview.reasons}</h4>
-        <ul aria-labelledby={`${id}-reasons`}>
-          {lead.flags.map((flag) => (
-            <Flag key={flag.flag} flag={flag} />
-          ))}
-        </ul>
+        {lead.flags.length > 0 && (
+          <>
+            <h4 id={`${id}-reasons`}>{arReview.reasons}</h4>
+            <ul aria-labelledby={`${id}-reasons`}>
+              {lead.flags.map((flag) => (
+                <Flag key={flag.flag} flag={flag} />
+              ))}
+            </ul>
+          </>
+        )}
+        {record.length > 0 && (
+          <>
+            <h4 id={`${id}-history`}>{arReview.history}</h4>
+            <ol aria-labelledby={`${id}-history`}>
+              {record.map((review, place) => (
+                // Decisions are only ever added, at the top: the count from the bottom is stable.
+                <li key={record.length - place}>
+                  {described(review)}
+                  {review.note !== '' && (
+                    <>
+                      {' — '}
+                      {arReview.noteShown} <bdi>{review.note}</bdi>
+                    </>
+                  )}
+                </li>
+              ))}
+            </ol>
+          </>
+        )}
         <fieldset disabled={saving.kind === 'saving'}>
           <legend>{arReview.decision}</legend>
           <label htmlFor={`${id}-note`}>{arReview.note}</label>
@@ -190,17 +246,13 @@ function Lead({
         <p className="message" role="status">
           {saving.kind === 'saving'
             ? arReview.saving
-            : review !== undefined
-              ? arReview.recorded(
-                  review.credited ? arReview.credited : arReview.notCredited,
-                  review.reviewed_by,
-                  formatTime(review.reviewed_at),
-                )
+            : saving.kind === 'saved'
+              ? arReview.recorded(described(saving.review))
               : ''}
         </p>
         {saving.kind === 'error' && (
           <p className="message error" role="alert">
-            {arReview.errorSave}
+            {saving.status === 429 ? ar.errorTooManyRequests : arReview.errorSave}
           </p>
         )}
       </article>

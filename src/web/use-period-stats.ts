@@ -2,11 +2,14 @@ import { useEffect, useState } from 'react';
 import type { StatsPeriod } from '../domain/marketer-stats';
 import { fetchWithToken } from './platform-token';
 
-/** A period's numbers as a page holds them; refused: the answer's status (401, 403, 404). */
+/**
+ * A period's numbers as a page holds them; refused: the answer's status (401, 403, 404); error:
+ * any other answer's status, none without an answer.
+ */
 export type PeriodStats<Stats> =
   | { kind: 'loading' }
   | { kind: 'stats'; stats: Stats }
-  | { kind: 'error' }
+  | { kind: 'error'; status?: number }
   | { kind: 'refused'; status: number };
 
 const refusedStatuses = [401, 403, 404];
@@ -20,7 +23,7 @@ async function fetchPeriod<Stats>(
   const response = await fetchWithToken(`${path}?days=${days}`, storageKey, signal);
   if (refusedStatuses.includes(response.status))
     return { kind: 'refused', status: response.status };
-  if (!response.ok) return { kind: 'error' };
+  if (!response.ok) return { kind: 'error', status: response.status };
   return { kind: 'stats', stats: (await response.json()) as Stats };
 }
 

@@ -240,7 +240,7 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
     });
   });
 
-  it('lists the flagged leads awaiting a decision, newest first, with no person in them', async () => {
+  it('lists the flagged leads awaiting a decision, newest first, and the decided ones with their decisions, with no person in them', async () => {
     const { app, signUp, flag, review, get, clock } = await start(backend);
     const earlier = await signUp(undefined, '966512345678');
     clock.now = new Date('2026-11-26T09:00:00.000Z');
@@ -254,6 +254,12 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
     const decided = await signUp('43');
     await flag(decided, 'burst');
     await review(decided, { credited: true });
+    // A lead decided without a flag, twice: the latest decision is the later one.
+    clock.now = new Date('2026-11-26T09:03:00.000Z');
+    const unflagged = await signUp('42', '966500000777');
+    await review(unflagged, { credited: false, note: 'a test number' });
+    clock.now = new Date('2026-11-26T09:04:00.000Z');
+    await review(unflagged, { credited: true, note: 'it was not' });
     await signUp('42');
 
     const list = await get<ReviewList>('/api/program/review');
@@ -281,8 +287,49 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
           ],
         },
       ],
+      // The latest decision first, each lead with its record of decisions, the latest first.
+      decided: [
+        {
+          id: unflagged,
+          created_at: '2026-11-26T09:03:00.000Z',
+          marketing_id: '42',
+          package_key: 'premium_reco',
+          phone_end: '777',
+          flags: [],
+          reviews: [
+            {
+              credited: true,
+              reviewed_by: 'manager-1',
+              reviewed_at: '2026-11-26T09:04:00.000Z',
+              note: 'it was not',
+            },
+            {
+              credited: false,
+              reviewed_by: 'manager-1',
+              reviewed_at: '2026-11-26T09:03:00.000Z',
+              note: 'a test number',
+            },
+          ],
+        },
+        {
+          id: decided,
+          created_at: '2026-11-26T09:02:00.000Z',
+          marketing_id: '43',
+          package_key: 'premium_reco',
+          phone_end: expect.stringMatching(/^\d{3}$/),
+          flags: [{ flag: 'burst', other: null }],
+          reviews: [
+            {
+              credited: true,
+              reviewed_by: 'manager-1',
+              reviewed_at: '2026-11-26T09:02:00.000Z',
+              note: '',
+            },
+          ],
+        },
+      ],
     });
-    expect(JSON.stringify(list)).not.toMatch(/سارة|966512/);
+    expect(JSON.stringify(list)).not.toMatch(/سارة|966512|9665000007/);
     // A marketer never sees it.
     const forbidden = await app.inject({
       url: '/api/program/review',
@@ -348,7 +395,7 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
     ).toEqual([{ registration_id: repeat, credited: 0 }]);
     // The decision goes on with the phone's lead, as its status does; the flag was the erased
     // submission's (its e-mail), and is still counted for it.
-    expect((await services.leadReviews.awaiting(10)).count).toBe(0);
+    expect((await services.leadReviews.list({ awaiting: 10, decided: 10 })).count).toBe(0);
     expect((await reportRows(databaseUrl))[0]).toMatchObject({
       marketing_id: '42',
       flagged: '1',

@@ -40,8 +40,9 @@ const requestsPerMinute = 30;
 
 // Decisions one after another down the review list, a few seconds each at most.
 const decisionsPerMinute = 60;
-// The newest awaiting leads the review list shows: more is a day's work, decided bit by bit.
-const reviewListLength = 100;
+// The newest awaiting leads the review list shows (more is a day's work, decided bit by bit),
+// and the leads decided last, shown with their decisions.
+const reviewListLength = { awaiting: 100, decided: 50 };
 
 const decision = z
   .object({
@@ -159,7 +160,7 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
   );
 
   app.get(reviewListPath.slice('/api'.length), forRoles(config.programRoles, 'review'), () =>
-    leadReviews.awaiting(reviewListLength),
+    leadReviews.list(reviewListLength),
   );
 
   // A decision changes what is stored, yet the token may come as a cookie: it is taken as JSON
