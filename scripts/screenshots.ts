@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContextOptions, type Page } from '@playwright/test';
 import { waitForHydration } from '../e2e/hydration';
-import { ar, arProgram, arStats } from '../src/domain/catalogue';
+import { ar, arProgram, arReview, arStats } from '../src/domain/catalogue';
 import type { ProgramStats } from '../src/domain/program-stats';
 import { buildPayload } from '../src/domain/registration';
 import { e2eLeadsApiKey, e2eMarketerAuthSecret, marketerToken } from '../testing/marketer-auth';
@@ -84,6 +84,7 @@ const states: Record<string, (page: Page) => Promise<void>> = {
     await page.addInitScript((stored) => localStorage.setItem('token', stored), token);
     await open(page, '/register/program');
     await page.getByRole('table', { name: arProgram.byMarketer }).waitFor();
+    await page.getByRole('heading', { name: arReview.decidedHeading }).waitFor();
   },
   'not-authorised': async (page) => {
     await open(page, linkPath);
@@ -135,6 +136,14 @@ async function seed() {
     { id: '2015', visitors: 3, leads: 1, clients: 0, campaign: 'whatsapp-group' },
   ];
   let phone = 0;
+  const signUp = async (payload: ReturnType<typeof buildPayload>) => {
+    const stored = await fetch(`${baseURL}/api/external-register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(payload),
+    });
+    return ((await stored.json()) as { id: string }).id;
+  };
   for (const { id, visitors, leads, clients, campaign } of marketers) {
     const query = new URLSearchParams({ utm_source: 'ads', utm_campaign: campaign });
     for (let i = 0; i < visitors; i++) {
@@ -148,12 +157,7 @@ async function seed() {
         { packageName: i % 2 === 0 ? 'premium_reco' : 'classic_portfolio', marketingId: id },
         { utm_source: 'ads', utm_campaign: campaign },
       );
-      const stored = await fetch(`${baseURL}/api/external-register`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(payload),
-      });
-      const { id: lead } = (await stored.json()) as { id: string };
+      const lead = await signUp(payload);
       if (i >= clients) continue;
       await fetch(`${baseURL}/api/leads/${lead}/status`, {
         method: 'POST',
@@ -162,9 +166,19 @@ async function seed() {
       });
     }
   }
+  // For the review list: marketer 1042's first lead's phone again through 2001's link, for the
+  // free trial (contested), and a decision on it.
+  const authorization = `Bearer ${await marketerToken('manager-1', 'admin')}`;
+  const contested = await signUp(
+    buildPayload({ name: visitorName, email: '', phone: '966500000001' }, { marketingId: '2001' }),
+  );
+  await fetch(`${baseURL}/api/program/leads/${contested}/review`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization },
+    body: JSON.stringify({ credited: false, note: 'سجل عبر رابط 1042 قبل يومين' }),
+  });
   // Visits are written once a second: wait until the programme's numbers have them all.
   const visitors = marketers.reduce((sum, marketer) => sum + marketer.visitors, 0);
-  const authorization = `Bearer ${await marketerToken('manager-1', 'admin')}`;
   for (;;) {
     const answer = await fetch(`${baseURL}/api/program/stats?days=1`, {
       headers: { authorization },
