@@ -39,6 +39,24 @@ export async function benchProgramStats(
       const seeding = performance.now();
       await seed(env.DATABASE_URL ?? '', marketers);
       const seeded = performance.now() - seeding;
+      // The first answers after a deploy each count and keep some finished days, and count
+      // the period as it was counted before (count-rollups.ts): what a manager waits then, and
+      // after a day's change, apart. Asked until an answer comes within half a second.
+      const firsts: { status: number; ms: number }[] = [];
+      while (firsts.length < 20 && (firsts.at(-1)?.ms ?? Infinity) > 500) {
+        const asking = performance.now();
+        const answer = await fetch(`${server.origin}/api/program/stats?days=${days}`, {
+          headers: {
+            authorization: `Bearer ${tokens[admins - 1 - firsts.length]}`,
+            'x-forwarded-for': addressOf(admins - 1 - firsts.length),
+          },
+        });
+        await answer.arrayBuffer();
+        firsts.push({ status: answer.status, ms: performance.now() - asking });
+      }
+      log(
+        `program stats ${label}: first answers ${firsts.map((first) => `${first.status} in ${ms(first.ms)}`).join(', ')}`,
+      );
       log(`program stats ${label}: 1 connection, ${seconds} s`);
       let next = 0;
       const run = await autocannon({
@@ -64,16 +82,21 @@ export async function benchProgramStats(
           },
         ],
       });
-      return { seeded, run };
+      return { seeded, firsts, run };
     },
   );
-  const { seeded, run } = result;
+  const { seeded, firsts, run } = result;
   const failed = (answered: Result) => answered.non2xx + answered.errors + answered.timeouts;
   const prefix = `Programme stats ${label}`;
   return {
     rows: [
       row(
-        `${prefix}: 90 days, 1M sign-ups stored, 1 at once: p50 / p99 / max (${seconds} s)`,
+        `${prefix}: 90 days, 1M sign-ups stored, the first answers after a deploy, until one comes within 500 ms`,
+        firsts.map((first) => ms(first.ms)).join(', '),
+        { target: 'each answered', met: firsts.every((first) => first.status === 200) },
+      ),
+      row(
+        `${prefix}: 90 days, 1M sign-ups stored, then 1 at once: p50 / p99 / max (${seconds} s)`,
         `${ms(run.latency.p50)} / ${ms(run.latency.p99)} / ${ms(run.latency.max)}`,
         {
           target: `p99 < ${ms(maxP99)}, no error`,

@@ -70,6 +70,8 @@ export type SignUpCount<K extends CountKey> = Keyed<K> & SignUpCounts;
 export interface CountFilter {
   /** From this time on (ISO). Visits and deleted sign-ups are kept per day: from its day on. */
   since?: string;
+  /** Before this UTC day (YYYY-MM-DD); no end when absent. */
+  until?: string;
   /** Only these marketers' links (a repeat counts for its lead's marketer). */
   marketingIds?: readonly string[];
   /** Count repeats too; without it they are left out (they cost a join). */
@@ -121,7 +123,7 @@ type Row = Record<CountKey, string> & Counts;
 async function count<K extends CountKey>(
   db: Kysely<Tables>,
   by: readonly K[],
-  { since = '', marketingIds, repeats = false }: CountFilter,
+  { since = '', until, marketingIds, repeats = false }: CountFilter,
   wanted: readonly (keyof Counts)[],
 ): Promise<Count<K>[]> {
   if (marketingIds?.length === 0) return [];
@@ -130,7 +132,7 @@ async function count<K extends CountKey>(
   const wants = (columns: readonly (keyof Counts)[]) =>
     byCampaign || columns.some((column) => wanted.includes(column));
   const read = async (keys: readonly CountKey[], campaign?: boolean) => {
-    const stored = { keys, since, marketingIds, repeats, campaign };
+    const stored = { keys, since, until, marketingIds, repeats, campaign };
     const [visits, signUps] = await Promise.all([
       wants(visitColumns) ? visitRows(db, stored) : [],
       wants(signUpColumns) ? signUpRows(db, stored) : [],
@@ -223,6 +225,7 @@ export function foldCampaigns(rows: Row[]): Row[] {
 interface Stored {
   keys: readonly CountKey[];
   since: string;
+  until?: string;
   marketingIds?: readonly string[];
   repeats: boolean;
   /** Only the rows with a campaign (true) or without one (false); both when undefined. */
@@ -237,12 +240,13 @@ function withCampaign(table: string, campaign: boolean) {
 }
 
 /** The finished days' visit totals and today's visitor rows, counted alike. */
-function visitRows(db: Kysely<Tables>, { keys, since, marketingIds, campaign }: Stored) {
+function visitRows(db: Kysely<Tables>, { keys, since, until, marketingIds, campaign }: Stored) {
   const day = since.slice(0, 10);
   const days = db
     .selectFrom('visit_totals')
     .select([...countKeys, 'visits', 'visitors'])
     .where('day', '>=', day)
+    .$if(until !== undefined, (q) => q.where('day', '<', until!))
     .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!))
     .$if(campaign !== undefined, (q) => q.where(withCampaign('visit_totals', campaign!)))
     .unionAll(
@@ -252,6 +256,7 @@ function visitRows(db: Kysely<Tables>, { keys, since, marketingIds, campaign }: 
         .selectFrom('visits')
         .select((eb) => [...countKeys, eb.ref('count').as('visits'), sql<number>`1`.as('visitors')])
         .where('day', '>=', day)
+        .$if(until !== undefined, (q) => q.where('day', '<', until!))
         .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!))
         .$if(campaign !== undefined, (q) => q.where(withCampaign('visits', campaign!))),
     )
@@ -268,16 +273,25 @@ function visitRows(db: Kysely<Tables>, { keys, since, marketingIds, campaign }: 
 }
 
 /** Stored sign-ups (storedCounts) and the counts kept for deleted ones (sign_up_totals). */
-function signUpRows(db: Kysely<Tables>, { keys, since, marketingIds, repeats, campaign }: Stored) {
+function signUpRows(
+  db: Kysely<Tables>,
+  { keys, since, until, marketingIds, repeats, campaign }: Stored,
+) {
   const deleted = db
     .selectFrom('sign_up_totals')
     .where('day', '>=', since.slice(0, 10))
+    .$if(until !== undefined, (q) => q.where('day', '<', until!))
     .$if(marketingIds !== undefined, (q) => q.where('marketing_id', 'in', marketingIds!))
     .$if(campaign !== undefined, (q) => q.where(withCampaign('sign_up_totals', campaign!)))
     .select([...keys, ...keptColumns, sql<number>`0`.as('awaiting_review')]);
-  const all = storedCounts(db, { since, marketingIds, repeats, by: keys, campaign }).unionAll(
-    deleted,
-  );
+  const all = storedCounts(db, {
+    since,
+    until,
+    marketingIds,
+    repeats,
+    by: keys,
+    campaign,
+  }).unionAll(deleted);
   return db
     .selectFrom(all.as('counted'))
     .select((eb) => [
@@ -297,6 +311,8 @@ const leadKey = (column: Exclude<CountKey, 'day'> & keyof RegistrationsTable) =>
 /** Which stored sign-ups storedCounts reads, and by which keys it groups them. */
 interface StoredSignUps {
   since: string;
+  /** Made before this UTC day (YYYY-MM-DD); no end when absent. */
+  until?: string;
   marketingIds?: readonly string[];
   /** Only these (a deletion's, counted before they go). */
   ids?: SelectQueryBuilder<Tables, 'registrations', { id: string }>;
@@ -353,7 +369,7 @@ function notCredited(db: Kysely<Tables>) {
  */
 export function storedCounts(
   db: Kysely<Tables>,
-  { since, marketingIds, ids, repeats, by = countKeys, campaign }: StoredSignUps,
+  { since, until, marketingIds, ids, repeats, by = countKeys, campaign }: StoredSignUps,
 ) {
   const keys = countKeys.filter((key) => by.includes(key));
   // The row whose time is the submission's day: the lead's own, or the repeat's.
@@ -365,6 +381,7 @@ export function storedCounts(
       .selectFrom('registrations as lead')
       .where('lead.repeat_of', 'is', null)
       .where('lead.created_at', '>=', since)
+      .$if(until !== undefined, (q) => q.where('lead.created_at', '<', until!))
       .$if(marketingIds !== undefined, (q) => q.where('lead.marketing_id', 'in', marketingIds!))
       .$if(ids !== undefined, (q) => q.where('lead.id', 'in', ids!))
       .$if(campaign !== undefined, (q) => q.where(withCampaign('lead', campaign!)));
@@ -416,6 +433,7 @@ export function storedCounts(
       .selectFrom('registrations as r')
       .innerJoin('registrations as lead', 'lead.id', 'r.repeat_of')
       .where('r.created_at', '>=', since)
+      .$if(until !== undefined, (q) => q.where('r.created_at', '<', until!))
       .$if(marketingIds !== undefined, (q) => q.where('lead.marketing_id', 'in', marketingIds!))
       .$if(ids !== undefined, (q) => q.where('r.id', 'in', ids!))
       .$if(campaign !== undefined, (q) => q.where(withCampaign('lead', campaign!)))

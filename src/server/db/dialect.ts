@@ -117,6 +117,16 @@ export async function dropDeletedPages(database: Database): Promise<void> {
   if (database.kind === 'sqlite') await sql`pragma wal_checkpoint(TRUNCATE)`.execute(database.db);
 }
 
+/**
+ * Brings a table's statistics up to date after many rows were written at once. PostgreSQL
+ * plans by them, and would read a freshly filled table as the few rows its statistics still
+ * count (an index scan of 178,000 rows, 250 ms, where a scan is 70 ms) until autovacuum comes
+ * by; SQLite plans by its indexes alone here.
+ */
+export async function refreshStatistics(database: Database, table: keyof Tables): Promise<void> {
+  if (database.kind === 'postgres') await sql`analyze ${sql.table(table)}`.execute(database.db);
+}
+
 /** Whether a migration runs on PostgreSQL (a migration is given Kysely alone). */
 export function isPostgres(db: { getExecutor(): QueryExecutor }): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;

@@ -187,6 +187,44 @@ export interface SpentChallengesTable {
 }
 
 /** Every table, for Kysely. */
+/**
+ * A finished day's counts as countAll gives them by the keys `by` names (count-rollups.ts): the
+ * other keys '', as every key's none; kept until the day's counts change.
+ */
+export interface CountRollupsTable {
+  by: string;
+  day: string;
+  marketing_id: string;
+  package_key: string;
+  utm_source: string;
+  utm_campaign: string;
+  visits: number;
+  unique_visitors: number;
+  leads: number;
+  repeats: number;
+  contacted: number;
+  qualified: number;
+  clients: number;
+  lost: number;
+  flagged: number;
+  not_credited: number;
+  awaiting_review: number;
+}
+
+/** Which days count_rollups holds by `by`, as of which changes of the day and which count rule. */
+export interface CountRollupDaysTable {
+  by: string;
+  day: string;
+  version: string;
+  changes: number;
+}
+
+/** How many times a day's counts changed after it (a status, a decision, an erasure). */
+export interface CountDayChangesTable {
+  day: string;
+  changes: number;
+}
+
 export interface Tables {
   registrations: RegistrationsTable;
   visits: VisitsTable;
@@ -197,6 +235,9 @@ export interface Tables {
   spent_challenges: SpentChallengesTable;
   lead_flags: LeadFlagsTable;
   lead_reviews: LeadReviewsTable;
+  count_rollups: CountRollupsTable;
+  count_rollup_days: CountRollupDaysTable;
+  count_day_changes: CountDayChangesTable;
 }
 
 export type DatabaseKind = 'sqlite' | 'postgres';

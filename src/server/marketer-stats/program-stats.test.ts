@@ -218,11 +218,18 @@ describeOnBackends('on $name', (backend) => {
       return body;
     };
     const before = await agree();
+    const { db } = test.services.database;
+    const keptRamadan = () =>
+      db.selectFrom('count_rollups').select('day').where('utm_campaign', '=', 'ramadan').execute();
+    // Kept after the answer, for the next ones.
+    await expect.poll(keptRamadan).toEqual([{ day: '2026-11-24' }]);
     // Everything before the 25th goes, as RETENTION_DAYS would delete it.
     const deleted = await deleteSubmissions(test.services.database, {
       createdBefore: '2026-11-25T00:00:00.000Z',
     });
     expect(deleted.ids.length).toBeGreaterThan(0);
+    // One person's campaign is no longer named in what was kept of their days, either.
+    expect(await keptRamadan()).toEqual([]);
     // The same numbers; ramadan, one person's campaign, is now counted as other (security.md).
     const after = await agree();
     const { campaigns, ...rest } = after;
@@ -233,6 +240,132 @@ describeOnBackends('on $name', (backend) => {
       [false, 5, 0],
       [true, 1, 1],
     ]);
+  });
+
+  it('keeps the finished days’ counts, and counts a day again once a status, a decision or an erasure changes it', async () => {
+    const test = await start();
+    await withProgramme(test);
+    const { db } = test.services.database;
+    const numbers = async () => (await test.stats(await token())).json<ProgramStats>();
+    const first = await numbers();
+    // After the first answer, counted live, the finished days (before today, the 26th) are
+    // kept, by each of the page's four keys.
+    const kept = () =>
+      db
+        .selectFrom('count_rollup_days')
+        .select(['by', 'day'])
+        .orderBy('by')
+        .orderBy('day')
+        .execute();
+    const days = [
+      '2026-11-20',
+      '2026-11-21',
+      '2026-11-22',
+      '2026-11-23',
+      '2026-11-24',
+      '2026-11-25',
+    ];
+    await expect
+      .poll(kept)
+      .toEqual(
+        ['day', 'marketing_id', 'package_key', 'utm_source,utm_campaign'].flatMap((by) =>
+          days.map((day) => ({ by, day })),
+        ),
+      );
+    // Read as kept, not counted again: a kept count altered by hand shows.
+    await db
+      .updateTable('count_rollups')
+      .set((eb) => ({ leads: eb('leads', '+', 100) }))
+      .where('by', '=', 'day')
+      .where('day', '=', '2026-11-24')
+      .execute();
+    expect((await numbers()).totals.leads).toBe(first.totals.leads + 100);
+
+    // Marketer 43's lead of the 24th becomes a client: that day is counted again (this answer
+    // live, while it is kept again).
+    const lead = await db
+      .selectFrom('registrations')
+      .select('id')
+      .where('marketing_id', '=', '43')
+      .executeTakeFirstOrThrow();
+    await test.services.leadStatuses.change({ id: lead.id }, 'client', 'api', clock.now);
+    const changed = await numbers();
+    expect(changed.totals).toMatchObject({
+      leads: first.totals.leads,
+      clients: first.totals.clients + 1,
+      lost: first.totals.lost - 1,
+    });
+    // Not credited: out of the leads and the clients of its day.
+    await test.services.leadReviews.decide(
+      lead.id,
+      { credited: false, note: '' },
+      'manager-1',
+      clock.now,
+    );
+    const decided = await numbers();
+    expect(decided.totals).toMatchObject({
+      leads: first.totals.leads - 1,
+      clients: first.totals.clients,
+      not_credited: 1,
+    });
+    expect(decided.marketers.find((row) => row.marketing_id === '43')).toMatchObject({
+      leads: 0,
+      not_credited: 1,
+    });
+    // Erased: its day is counted again (the hand-made 100 of the 20th is gone), its counts
+    // kept for the deleted.
+    await db
+      .updateTable('count_rollups')
+      .set((eb) => ({ leads: eb('leads', '+', 100) }))
+      .where('by', '=', 'day')
+      .where('day', '=', '2026-11-20')
+      .execute();
+    // Once the 24th is kept again, the answers are the kept days' again.
+    await expect.poll(async () => (await numbers()).totals.leads).toBe(decided.totals.leads + 100);
+    const marketer7 = await db
+      .selectFrom('registrations')
+      .select('phone')
+      .where('marketing_id', '=', '7')
+      .executeTakeFirstOrThrow();
+    await deleteSubmissions(test.services.database, { phone: marketer7.phone });
+    const erased = await numbers();
+    // The same as every day counted afresh.
+    await db.deleteFrom('count_rollup_days').execute();
+    await db.deleteFrom('count_rollups').execute();
+    expect(erased).toEqual(await numbers());
+    expect(erased.totals.leads).toBe(decided.totals.leads);
+  });
+
+  it('answers a period live while its finished days are being kept, then from them', async () => {
+    const test = await start();
+    await withProgramme(test);
+    const { db } = test.services.database;
+    const numbers = async () => (await test.stats(await token(), '?days=90')).json<ProgramStats>();
+    const live = await numbers();
+    const kept = async (by: string) =>
+      Number(
+        (
+          await db
+            .selectFrom('count_rollup_days')
+            .select((eb) => eb.fn.countAll<number | string>().as('count'))
+            .where('by', '=', by)
+            .executeTakeFirstOrThrow()
+        ).count,
+      );
+    // The 89 finished days of the period, each by each key.
+    for (const by of ['day', 'marketing_id', 'package_key', 'utm_source,utm_campaign']) {
+      await expect.poll(() => kept(by)).toBe(89);
+    }
+    expect(await numbers()).toEqual(live);
+    expect(live.totals.leads).toBe(6);
+    // From the kept days: one altered by hand shows.
+    await db
+      .updateTable('count_rollups')
+      .set((eb) => ({ leads: eb('leads', '+', 100) }))
+      .where('by', '=', 'day')
+      .where('day', '=', '2026-11-20')
+      .execute();
+    expect((await numbers()).totals.leads).toBe(106);
   });
 
   it('names a campaign past a link’s limit "other", with null fields', async () => {

@@ -1,9 +1,8 @@
-import type { Kysely } from 'kysely';
 import type { StatsPeriod } from '../../domain/marketer-stats';
 import type { ProgramNumbers, ProgramStats } from '../../domain/program-stats';
 import { otherCampaign } from '../campaigns';
-import { countAll, countColumns, percent, type Count, type Counts } from '../counts';
-import type { Tables } from '../db/schema';
+import type { CountPeriods } from '../count-rollups';
+import { countColumns, percent, type Count, type Counts } from '../counts';
 import { firstDay } from './marketer-stats';
 
 const numbers = (row: Counts): ProgramNumbers => ({
@@ -29,21 +28,21 @@ function ranked<Row extends Counts>(rows: Row[], name: (row: Row) => string | nu
 
 /**
  * The whole programme's numbers over a period that ends today, each table from the one count
- * (countAll), as `npm run report -- --since` counts them: the totals, every day (zeros
+ * (countAll, its finished days as kept: CountPeriods), as `npm run report -- --since` counts them: the totals, every day (zeros
  * included, oldest first), the marketers with leads (the general links as one of them), the
  * campaigns and the packages.
  */
 export async function buildProgramStats(
-  db: Kysely<Tables>,
+  periods: CountPeriods,
   days: StatsPeriod,
   now: Date,
 ): Promise<ProgramStats> {
   const since = firstDay(days, now);
   const [byDay, marketers, campaigns, packages] = await Promise.all([
-    countAll(db, ['day'], { since }),
-    countAll(db, ['marketing_id'], { since }),
-    countAll(db, ['utm_source', 'utm_campaign'], { since }),
-    countAll(db, ['package_key'], { since }),
+    periods.count(['day'], since, now),
+    periods.count(['marketing_id'], since, now),
+    periods.count(['utm_source', 'utm_campaign'], since, now),
+    periods.count(['package_key'], since, now),
   ]);
   const totals = Object.fromEntries(countColumns.map((column) => [column, 0])) as Counts;
   for (const row of byDay) for (const column of countColumns) totals[column] += row[column];

@@ -17,6 +17,7 @@ import {
   type TokenCheck,
 } from '../marketer-stats/marketer-auth';
 import { buildMarketerStats, buildTeam, firstDay } from '../marketer-stats/marketer-stats';
+import { createCountPeriods } from '../count-rollups';
 import { buildProgramStats } from '../marketer-stats/program-stats';
 
 type User = Extract<TokenCheck, { kind: 'user' }>;
@@ -72,6 +73,10 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
   app,
   { config, now, database, leadReviews },
 ) => {
+  const periods = createCountPeriods(database, (error) =>
+    app.log.warn({ err: error }, "the programme's finished days could not be kept"),
+  );
+  app.addHook('onClose', () => periods.close());
   const verify = createTokenVerifier(config, (error) =>
     app.log.error({ err: error }, "the platform's keys (JWKS) could not be fetched"),
   );
@@ -156,7 +161,7 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
   app.get(
     programStatsPath.slice('/api'.length),
     { ...forRoles(config.programRoles, 'program'), schema: { querystring: query } },
-    async (request) => buildProgramStats(database.db, request.query.days, now()),
+    async (request) => buildProgramStats(periods, request.query.days, now()),
   );
 
   app.get(reviewListPath.slice('/api'.length), forRoles(config.programRoles, 'review'), () =>
