@@ -1,6 +1,6 @@
 import { arStats } from '../domain/catalogue';
 import { statsPeriods, type StatsPeriod } from '../domain/marketer-stats';
-import { loadFailure } from './stats-format';
+import { LoadFailure } from './load-failure';
 import type { PeriodStats } from './use-period-stats';
 
 /** The period's select, then the line that says the numbers are loading, or failed (a retry). */
@@ -32,16 +32,7 @@ export function PeriodControls({
         ))}
       </select>
       {loaded.kind === 'loading' && <p className="message">{arStats.statsLoading}</p>}
-      {loaded.kind === 'error' && (
-        <div className="actions">
-          <p className="message error" role="alert">
-            {loadFailure(loaded.status)}
-          </p>
-          <button type="button" className="secondary" onClick={retry}>
-            {arStats.buttonRetry}
-          </button>
-        </div>
-      )}
+      {loaded.kind === 'error' && <LoadFailure status={loaded.status} retry={retry} />}
     </>
   );
 }

@@ -12,7 +12,8 @@ import {
 } from '../domain/lead-review';
 import { packageLabel } from '../domain/packages';
 import { fetchWithToken, postWithToken } from './platform-token';
-import { formatTime, loadFailure } from './stats-format';
+import { LoadFailure } from './load-failure';
+import { formatTime } from './stats-format';
 
 type Loaded =
   { kind: 'loading' } | { kind: 'list'; list: List } | { kind: 'error'; status?: number };
@@ -60,21 +61,13 @@ export function ReviewList({ storageKey }: { storageKey: string }) {
         <p className="note">{arReview.intro}</p>
         {loaded.kind === 'loading' && <p className="message">{arStats.statsLoading}</p>}
         {loaded.kind === 'error' && (
-          <div className="actions">
-            <p className="message error" role="alert">
-              {loadFailure(loaded.status)}
-            </p>
-            <button
-              type="button"
-              className="secondary"
-              onClick={() => {
-                setLoaded({ kind: 'loading' });
-                setAttempt((n) => n + 1);
-              }}
-            >
-              {arStats.buttonRetry}
-            </button>
-          </div>
+          <LoadFailure
+            status={loaded.status}
+            retry={() => {
+              setLoaded({ kind: 'loading' });
+              setAttempt((n) => n + 1);
+            }}
+          />
         )}
         {loaded.kind === 'list' && loaded.list.leads.length === 0 && (
           <p className="message">{arReview.empty}</p>

@@ -1,4 +1,4 @@
-import { ar, arStats } from '../domain/catalogue';
+import { arStats } from '../domain/catalogue';
 
 // Western digits, as in the link and the licence line; Arabic separators and words.
 const numbers = new Intl.NumberFormat('ar', { numberingSystem: 'latn' });
@@ -34,10 +34,3 @@ export const formatDate = (date: string) => dates.format(new Date(`${date}T00:00
 
 /** A moment of the API (ISO), in the reader's own time: its day, month, hour and minute. */
 export const formatTime = (time: string) => times.format(new Date(time));
-
-/**
- * Why the numbers did not load, from the answer's status (none: no answer at all): too many
- * requests is said as such, so that the reader waits rather than presses again at once.
- */
-export const loadFailure = (status?: number) =>
-  status === 429 ? ar.errorTooManyRequests : arStats.errorStats;

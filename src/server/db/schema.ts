@@ -189,25 +189,13 @@ export interface SpentChallengesTable {
 /** Every table, for Kysely. */
 /**
  * A finished day's counts as countAll gives them by the keys `by` names (count-rollups.ts): the
- * other keys '', as every key's none; kept until the day's counts change.
+ * other keys '', as every key's none; kept until the day's counts change. The columns of
+ * sign_up_totals, and the visits and the leads awaiting review.
  */
-export interface CountRollupsTable {
+export interface CountRollupsTable extends SignUpTotalsTable {
   by: string;
-  day: string;
-  marketing_id: string;
-  package_key: string;
-  utm_source: string;
-  utm_campaign: string;
   visits: number;
   unique_visitors: number;
-  leads: number;
-  repeats: number;
-  contacted: number;
-  qualified: number;
-  clients: number;
-  lost: number;
-  flagged: number;
-  not_credited: number;
   awaiting_review: number;
 }
 
