@@ -374,6 +374,18 @@ describe('the programme page', () => {
 
 describe('the review list', () => {
   const list = () => screen.getByRole('region', { name: arReview.heading(2) });
+
+  it('comes under the numbers once they are in, so that they do not push it down the page', async () => {
+    turnOn();
+    let answer: (response: Response) => void = () => {};
+    stubFetch(() => new Promise((resolve) => (answer = resolve)));
+    renderApp(path);
+    expect(await screen.findByText(arStats.statsLoading)).toBeInTheDocument();
+    expect(screen.queryByText(arReview.intro)).toBeNull();
+    answer(Response.json(stats));
+    expect(await screen.findByRole('region', { name: arReview.heading(2) })).toBeVisible();
+    expect(screen.getByText(arProgram.statLost)).toBeInTheDocument();
+  });
   const lead = (time: string, marketer: string) =>
     within(list()).getByRole('article', { name: arReview.lead(formatTime(time), marketer) });
 

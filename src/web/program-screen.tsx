@@ -44,6 +44,10 @@ export function ProgramScreen() {
 function Program({ storageKey }: { storageKey: string }) {
   const period = usePeriodStats<ProgramStats>(programStatsPath, storageKey);
   const { loaded } = period;
+  // The review list comes under the numbers once their first answer is in: shown before it,
+  // the list would be pushed down the page when they came (a layout shift).
+  const [answered, setAnswered] = useState(false);
+  if (loaded.kind !== 'loading' && !answered) setAnswered(true);
   // No token or a bad one (401), a role outside the programme's (403), or off (404).
   if (loaded.kind === 'refused') {
     return (
@@ -59,7 +63,7 @@ function Program({ storageKey }: { storageKey: string }) {
         <PeriodControls {...period} />
         {loaded.kind === 'stats' && <Report stats={loaded.stats} />}
       </div>
-      <ReviewList storageKey={storageKey} />
+      {answered && <ReviewList storageKey={storageKey} />}
     </>
   );
 }
