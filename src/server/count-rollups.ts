@@ -1,5 +1,13 @@
 import type { Kysely } from 'kysely';
-import { countAll, countColumns, countKeys, type Count, type CountKey } from './counts';
+import {
+  addUpCounts,
+  countAll,
+  countColumns,
+  countKeys,
+  type Count,
+  type CountKey,
+  type Counts,
+} from './counts';
 import { refreshStatistics, writeTransaction } from './db/dialect';
 import type { CountRollupsTable, Database, Tables } from './db/schema';
 
@@ -132,15 +140,18 @@ export function createCountPeriods(
         // Bounded on both sides, the day's rows are read by range (nothing is later than today).
         countAll(db, by, { since: live, until: dayAfter(day(now.getTime())) }),
       ]);
-      return addUp(keys, [
-        // Kept as '' for none, as countAll's null.
-        ...kept.map((row) => {
-          const group: Record<string, string | number | null> = { ...row };
-          for (const key of keys) group[key] = row[key] === '' ? null : row[key];
-          return group;
-        }),
-        ...(counted as Record<string, string | number | null>[]),
-      ]) as Count<K>[];
+      return addUpCounts(
+        [
+          ...kept,
+          // countAll's null for none, as kept: ''.
+          ...counted.map((row) => {
+            const group: Record<string, string | number | null> = { ...row };
+            for (const key of keys) group[key] ??= '';
+            return group as Record<CountKey, string> & Counts;
+          }),
+        ],
+        by,
+      );
     },
 
     async close() {
@@ -148,22 +159,6 @@ export function createCountPeriods(
       await runs;
     },
   };
-}
-
-/** Rows of counts added up by `keys`. */
-function addUp(keys: readonly CountKey[], rows: Record<string, string | number | null>[]) {
-  const groups = new Map<string, Record<string, string | number | null>>();
-  for (const row of rows) {
-    const id = JSON.stringify(keys.map((key) => row[key]));
-    const group: Record<string, string | number | null> = groups.get(id) ?? {
-      ...Object.fromEntries(keys.map((key) => [key, row[key] ?? null])),
-      ...Object.fromEntries(countColumns.map((column) => [column, 0])),
-    };
-    // PostgreSQL's sum is a bigint, which pg gives as text.
-    for (const column of countColumns) group[column] = Number(group[column]) + Number(row[column]);
-    groups.set(id, group);
-  }
-  return [...groups.values()];
 }
 
 /** The finished days not kept as they are now, and each day's changes as read. */
@@ -295,9 +290,9 @@ async function store(
         .select(['day', 'changes'])
         .where('day', 'in', [...batch, everyDay])
         .execute();
-      const now = new Map(current.map((row) => [row.day, Number(row.changes)]));
+      const changes = new Map(current.map((row) => [row.day, Number(row.changes)]));
       const unchanged = batch.filter(
-        (date) => (now.get(everyDay) ?? 0) + (now.get(date) ?? 0) === changesOf(date),
+        (date) => (changes.get(everyDay) ?? 0) + (changes.get(date) ?? 0) === changesOf(date),
       );
       if (unchanged.length === 0) return;
       await trx

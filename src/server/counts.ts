@@ -142,13 +142,31 @@ async function count<K extends CountKey>(
   const [named, none] = byCampaign
     ? await Promise.all([read(countKeys, true).then(foldCampaigns), read(asked, false)])
     : [await read(asked), []];
-  return sumBy([...named, ...none], asked)
-    .filter((row) => wanted.some((column) => row[column] > 0))
-    .map((row) => {
-      const group = { ...row } as Record<string, string | number | null>;
-      for (const key of asked) group[key] = row[key] === '' ? null : row[key];
-      return group as Count<K>;
-    });
+  return withNulls(
+    sumBy([...named, ...none], asked).filter((row) => wanted.some((column) => row[column] > 0)),
+    asked,
+  ) as Count<K>[];
+}
+
+/**
+ * Rows of counts as they are read and kept, '' for a key's none, added up by the keys `by`, as
+ * countAll gives them (null for none).
+ */
+export function addUpCounts<K extends CountKey>(
+  rows: Partial<Record<CountKey, string> & Record<keyof Counts, number | string>>[],
+  by: readonly K[],
+): Count<K>[] {
+  const keys = countKeys.filter((key) => (by as readonly CountKey[]).includes(key));
+  return withNulls(sumBy(rows, keys), keys) as Count<K>[];
+}
+
+/** Rows keyed by '' for none, keyed by null instead. */
+function withNulls(rows: Row[], keys: readonly CountKey[]) {
+  return rows.map((row) => {
+    const group = { ...row } as Record<string, string | number | null>;
+    for (const key of keys) group[key] = row[key] === '' ? null : row[key];
+    return group;
+  });
 }
 
 /** Adds up rows by `keys` (the others dropped), every count column there, 0 where a row has none. */
