@@ -25,7 +25,9 @@ const statusOf = (i: string, marketers: number) =>
 const packageList = packages.map((key) => `'${key}'`).join(', ');
 
 // Written by the database itself, which takes seconds for what would take minutes through a
-// driver. Row i is marketer i mod `marketers`, spread evenly over the 90 days before now.
+// driver. Row i is marketer i mod `marketers`, spread evenly over the 90 days before now. The
+// visits' rows are written a day after the other, as the server writes them: scattered a page a
+// row, today's 8,000 cost PostgreSQL 15 ms to read instead of 5, five times an answer.
 const sqliteSeed = (marketers: number) => [
   `with recursive n(i) as (select 0 union all select i + 1 from n where i < ${signUpRows - 1})
    insert into registrations (id, created_at, name, phone, notes, marketing_id, package_key, source,
@@ -41,7 +43,7 @@ const sqliteSeed = (marketers: number) => [
      p(key) as (select value from json_each(json_array(${packageList})))
    insert into visit_totals (day, marketing_id, package_key, visits, visitors)
    select date('now', printf('-%d days', d.day)), cast(m.id as text), p.key, 12, 9
-   from m, d, p`,
+   from m, d, p order by d.day desc`,
 ];
 const postgresSeed = (marketers: number) => [
   `insert into registrations (id, created_at, name, phone, notes, marketing_id, package_key, source,
@@ -56,7 +58,8 @@ const postgresSeed = (marketers: number) => [
   `insert into visit_totals (day, marketing_id, package_key, visits, visitors)
    select to_char(current_date - d, 'YYYY-MM-DD'), m::text, p, 12, 9
    from generate_series(0, ${marketers - 1}) as m, generate_series(0, ${days - 1}) as d,
-     unnest(array[${packageList}]) as p`,
+     unnest(array[${packageList}]) as p
+   order by d desc`,
   // As autovacuum leaves a table of that size: its visibility map lets the covering index answer alone.
   'vacuum analyze',
 ];

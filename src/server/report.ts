@@ -8,7 +8,14 @@ import {
 } from './campaigns';
 import { csvCell, csvText } from '../domain/csv';
 import { visible } from './cli/command';
-import { countColumns, outcomeColumns, percent, type Count, type Counts } from './counts';
+import {
+  compareIds,
+  countColumns,
+  outcomeColumns,
+  percent,
+  type Count,
+  type Counts,
+} from './counts';
 
 export type ReportFormat = 'table' | 'csv';
 
@@ -60,9 +67,7 @@ function compareRows(a: ReportRow, b: ReportRow): number {
   if ((a.marketing_id === null) !== (b.marketing_id === null)) {
     return a.marketing_id === null ? 1 : -1;
   }
-  const byMarketer = (a.marketing_id ?? '').localeCompare(b.marketing_id ?? '', 'en', {
-    numeric: true,
-  });
+  const byMarketer = compareIds(a.marketing_id ?? '', b.marketing_id ?? '');
   return byMarketer !== 0
     ? byMarketer
     : packageOrder(a.package_key) < packageOrder(b.package_key)

@@ -2,7 +2,7 @@ import type { StatsPeriod } from '../../domain/marketer-stats';
 import type { ProgramNumbers, ProgramStats } from '../../domain/program-stats';
 import { otherCampaign } from '../campaigns';
 import type { CountPeriods } from '../count-rollups';
-import { countColumns, percent, type Count, type Counts } from '../counts';
+import { compareIds, countColumns, percent, type Count, type Counts } from '../counts';
 import { firstDay } from './marketer-stats';
 
 const numbers = (row: Counts): ProgramNumbers => ({
@@ -19,7 +19,7 @@ const numbers = (row: Counts): ProgramNumbers => ({
 /** Most leads first, then most clients, then most visits, then by name (none last). */
 function ranked<Row extends Counts>(rows: Row[], name: (row: Row) => string | null): Row[] {
   const byName = (a: string | null, b: string | null) =>
-    a === b ? 0 : a === null ? 1 : b === null ? -1 : a.localeCompare(b, 'en', { numeric: true });
+    a === b ? 0 : a === null ? 1 : b === null ? -1 : compareIds(a, b);
   return rows.sort(
     (a, b) =>
       b.leads - a.leads || b.clients - a.clients || b.visits - a.visits || byName(name(a), name(b)),
