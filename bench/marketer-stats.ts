@@ -25,14 +25,15 @@ const statusOf = (i: string, marketers: number) =>
 const packageList = packages.map((key) => `'${key}'`).join(', ');
 
 // Written by the database itself, which takes seconds for what would take minutes through a
-// driver. Row i is marketer i mod `marketers`, spread evenly over the 90 days before now. The
+// driver. Row i (its id a UUID ending in i, as the leads API takes ids) is marketer i mod
+// `marketers`, spread evenly over the 90 days before now. The
 // visits' rows are written a day after the other, as the server writes them: scattered a page a
 // row, today's 8,000 cost PostgreSQL 15 ms to read instead of 5, five times an answer.
 const sqliteSeed = (marketers: number) => [
   `with recursive n(i) as (select 0 union all select i + 1 from n where i < ${signUpRows - 1})
    insert into registrations (id, created_at, name, phone, notes, marketing_id, package_key, source,
      status)
-   select printf('bench-%07d', i),
+   select printf('00000000-0000-4000-8000-%012d', i),
      strftime('%Y-%m-%dT%H:%M:%fZ', 'now', printf('-%d seconds', i * ${days} * 86400 / ${signUpRows})),
      'bench', printf('9665%08d', i), 'bench', cast(i % ${marketers} as text),
      nullif(json_extract(json_array(${packageList}), printf('$[%d]', i % ${packages.length})), ''),
@@ -48,7 +49,7 @@ const sqliteSeed = (marketers: number) => [
 const postgresSeed = (marketers: number) => [
   `insert into registrations (id, created_at, name, phone, notes, marketing_id, package_key, source,
      status)
-   select 'bench-' || lpad(i::text, 7, '0'),
+   select '00000000-0000-4000-8000-' || lpad(i::text, 12, '0'),
      to_char(now() at time zone 'utc' - make_interval(secs => i * ${days} * 86400.0 / ${signUpRows}),
        'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
      'bench', '9665' || lpad(i::text, 8, '0'), 'bench', (i % ${marketers})::text,
