@@ -51,6 +51,20 @@ const rowsPerTransaction = 10_000;
 const day = (time: number) => new Date(time).toISOString().slice(0, 10);
 /** The UTC day after `date` (YYYY-MM-DD). */
 export const dayAfter = (date: string) => day(Date.parse(`${date}T00:00:00Z`) + 86_400_000);
+/** The days from `since` to before `until`. */
+const dayCount = (since: string, until: string) =>
+  (Date.parse(until) - Date.parse(since)) / 86_400_000;
+
+/** Days (in order) as runs of consecutive days, each of `most` days at most. */
+function runsOf(days: readonly string[], most: number): string[][] {
+  const runs: string[][] = [];
+  for (const date of days) {
+    const run = runs.at(-1);
+    if (run !== undefined && run.length < most && dayAfter(run.at(-1)!) === date) run.push(date);
+    else runs.push([date]);
+  }
+  return runs;
+}
 
 /**
  * Says, in the transaction that changes them, that the counts of these UTC days (YYYY-MM-DD)
@@ -83,11 +97,12 @@ export async function countsChanged(
 export interface CountPeriods {
   /**
    * countAll(db, by, { since }), `since` a UTC day: the finished days as kept and today live;
-   * while some of them are not kept as they are now, the whole period live, as it was counted
-   * before, and those days are counted and kept meanwhile, for the next answers.
+   * the days not kept as they are now (changed since, or never kept) live too, and counted and
+   * kept meanwhile, for the next answers: a lead's status changed by the CRM costs the next
+   * answer a count of its day, not of the whole period.
    */
   count<K extends CountKey>(by: readonly K[], since: string, now: Date): Promise<Count<K>[]>;
-  /** Stops keeping days: waits for the span being counted and written. */
+  /** Stops keeping days: waits for the run of days being counted and written. */
   close(): Promise<void>;
 }
 
@@ -113,38 +128,42 @@ export function createCountPeriods(
       const keys = countKeys.filter((key) => (by as readonly CountKey[]).includes(key));
       const name = keys.join(',');
       const unkept = await daysToKeep(db, name, since, live);
-      if (unkept.days.length > 0) {
-        const answer = await countAll(db, by, { since });
-        // Once counted: the run would otherwise slow this answer down.
-        if (!closed && !keeping.has(name)) {
-          keeping.add(name);
-          runs = runs
-            .then(() => keep(database, keys, name, unkept, now, () => closed))
-            .catch(onError)
-            .finally(() => keeping.delete(name));
-        }
-        return answer;
-      }
-      const [kept, counted] = await Promise.all([
-        db
-          .selectFrom('count_rollups')
-          .select((eb) => [
-            ...keys,
-            ...countColumns.map((column) => eb.fn.sum<number | string>(column).as(column)),
-          ])
-          .where('by', '=', name)
-          .where('day', '>=', since)
-          .where('day', '<', live)
-          .$if(keys.length > 0, (q) => q.groupBy([...keys]))
-          .execute(),
+      // The days not kept as they are now (after a change, or all of them after a deploy) are
+      // counted live, each run of them in one count; the others are read as kept; today live.
+      const [kept, ...counted] = await Promise.all([
+        unkept.days.length === dayCount(since, live)
+          ? []
+          : db
+              .selectFrom('count_rollups')
+              .select((eb) => [
+                ...keys,
+                ...countColumns.map((column) => eb.fn.sum<number | string>(column).as(column)),
+              ])
+              .where('by', '=', name)
+              .where('day', '>=', since)
+              .where('day', '<', live)
+              .$if(unkept.days.length > 0, (q) => q.where('day', 'not in', unkept.days))
+              .$if(keys.length > 0, (q) => q.groupBy([...keys]))
+              .execute(),
+        ...runsOf(unkept.days, Infinity).map((run) =>
+          countAll(db, by, { since: run[0], until: dayAfter(run.at(-1)!) }),
+        ),
         // Bounded on both sides, the day's rows are read by range (nothing is later than today).
         countAll(db, by, { since: live, until: dayAfter(day(now.getTime())) }),
       ]);
+      // Once counted: the run would otherwise slow this answer down.
+      if (unkept.days.length > 0 && !closed && !keeping.has(name)) {
+        keeping.add(name);
+        runs = runs
+          .then(() => keep(database, keys, name, unkept, now, () => closed))
+          .catch(onError)
+          .finally(() => keeping.delete(name));
+      }
       return addUpCounts(
         [
           ...kept,
           // countAll's null for none, as kept: ''.
-          ...counted.map((row) => {
+          ...counted.flat().map((row) => {
             const group: Record<string, string | number | null> = { ...row };
             for (const key of keys) group[key] ??= '';
             return group as Record<CountKey, string> & Counts;
@@ -206,9 +225,9 @@ async function daysToKeep(
 }
 
 /**
- * Counts and keeps, by `keys`, the days given, some days a count (within PostgreSQL's statement
- * time-out, and on SQLite a short wait for the requests between two counts); a day changed
- * while it was counted is left unkept, for the next run.
+ * Counts and keeps, by `keys`, the days given, a run of up to daysPerCount days a count
+ * (within PostgreSQL's statement time-out, and on SQLite a short wait for the requests between
+ * two counts); a day changed while it was counted is left unkept, for the next run.
  */
 async function keep(
   database: Database,
@@ -218,14 +237,8 @@ async function keep(
   now: Date,
   stopped: () => boolean,
 ): Promise<void> {
-  const spans: string[][] = [];
-  for (const date of days) {
-    const span = spans.at(-1);
-    if (span !== undefined && date < day(Date.parse(span[0]!) + daysPerCount * 86_400_000)) {
-      span.push(date);
-    } else spans.push([date]);
-  }
-  for (const span of spans) {
+  let written = 0;
+  for (const span of runsOf(days, daysPerCount)) {
     // The server is closing: what is kept so far stays, the rest waits for the next run.
     if (stopped()) return;
     const counted = await countAll(
@@ -235,7 +248,6 @@ async function keep(
     );
     const rowsOf = new Map<string, CountRollupsTable[]>(span.map((date) => [date, []]));
     for (const row of counted) {
-      // A day of the span that was kept already is left as it is.
       rowsOf.get(row.day!)?.push({
         by: name,
         marketing_id: '',
@@ -248,6 +260,7 @@ async function keep(
       } as CountRollupsTable);
     }
     await store(database, name, span, rowsOf, changesOf);
+    written += counted.length;
   }
   const oldest = day(now.getTime() - keptDays * 86_400_000);
   await writeTransaction(database, [countRollupsLock], async (trx) => {
@@ -259,7 +272,9 @@ async function keep(
       .where('day', '<>', everyDay)
       .execute();
   });
-  await refreshStatistics(database, 'count_rollups');
+  // A day counted again after a change leaves the statistics as they were; a first filling
+  // does not (and costs an analysis of the whole table, a tenth of a second at a million leads).
+  if (written >= rowsPerTransaction) await refreshStatistics(database, 'count_rollups');
 }
 
 /** Writes the days' rows, some thousands a transaction, those whose changes are as counted. */

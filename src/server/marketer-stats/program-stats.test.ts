@@ -336,6 +336,44 @@ describeOnBackends('on $name', (backend) => {
     expect(erased.totals.leads).toBe(decided.totals.leads);
   });
 
+  it('after a day’s change counts that day live and reads the other finished days as kept', async () => {
+    const test = await start();
+    await withProgramme(test);
+    const { db } = test.services.database;
+    const numbers = async () => (await test.stats(await token())).json<ProgramStats>();
+    const first = await numbers();
+    for (const by of ['day', 'marketing_id', 'package_key', 'utm_source,utm_campaign']) {
+      await expect
+        .poll(
+          async () =>
+            (await db.selectFrom('count_rollup_days').select('day').where('by', '=', by).execute())
+              .length,
+        )
+        .toBe(6);
+    }
+    // The 20th as kept, altered by hand so that a read of it shows.
+    await db
+      .updateTable('count_rollups')
+      .set((eb) => ({ leads: eb('leads', '+', 100) }))
+      .where('day', '=', '2026-11-20')
+      .execute();
+    const lead = await db
+      .selectFrom('registrations')
+      .select('id')
+      .where('marketing_id', '=', '43')
+      .executeTakeFirstOrThrow();
+    await test.services.leadStatuses.change({ id: lead.id }, 'client', 'api', clock.now);
+    // The very next answer: the 24th counted anew (a client more, a lost less), the 20th read.
+    const changed = await numbers();
+    expect(changed.totals).toMatchObject({
+      leads: first.totals.leads + 100,
+      clients: first.totals.clients + 1,
+      lost: first.totals.lost - 1,
+    });
+    expect(changed.marketers.find((row) => row.marketing_id === '7')?.leads).toBe(101);
+    expect(changed.marketers.find((row) => row.marketing_id === '43')?.clients).toBe(1);
+  });
+
   it('answers a period live while its finished days are being kept, then from them', async () => {
     const test = await start();
     await withProgramme(test);
