@@ -1,4 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon, { type Result } from 'autocannon';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
 import { e2eMarketerAuthSecret, marketerToken } from '../testing/marketer-auth';
 import { withOurServer, type BenchDatabase } from './api';
 import { addressOf, fromProxy, packages, seed, signUpRows } from './marketer-stats';
@@ -65,6 +68,25 @@ export async function benchProgramStats(
       log(
         `program stats ${label}: first answers ${firsts.map((first) => `${first.status} in ${ms(first.ms)}`).join(', ')}`,
       );
+      // Timed once every finished day is kept by each of the page's four keys: an answer comes
+      // within 500 ms while some are still being kept, the others read as kept.
+      const keeping = performance.now();
+      while ((await keptDays(env.DATABASE_URL ?? '')) < 4 * (days - 1)) {
+        if (performance.now() - keeping > 300_000) throw new Error('days not kept in 5 minutes');
+        await sleep(500);
+      }
+      const kept = performance.now() - seeding - seeded;
+      // The first answer then shares the machine with the last key's table analysis (a slow
+      // answer once, 350-500 ms on PostgreSQL): said apart, not timed with the others.
+      const asking = performance.now();
+      const settled = await fetch(`${server.origin}/api/program/stats?days=${days}`, {
+        headers: {
+          authorization: `Bearer ${tokens[admins - 1]}`,
+          'x-forwarded-for': addressOf(admins - 1),
+        },
+      });
+      await settled.arrayBuffer();
+      firsts.push({ status: settled.status, ms: performance.now() - asking });
       log(`program stats ${label}: 1 connection, ${seconds} s`);
       let next = 0;
       const run = await autocannon({
@@ -112,17 +134,20 @@ export async function benchProgramStats(
         if (answer.status !== 200) throw new Error(`stats after a change: ${answer.status}`);
         afterChange.push(performance.now() - asking);
       }
-      return { seeded, firsts, run, afterChange };
+      return { seeded, firsts, kept, run, afterChange };
     },
   );
-  const { seeded, firsts, run, afterChange } = result;
+  const { seeded, firsts, kept, run, afterChange } = result;
   const failed = (answered: Result) => answered.non2xx + answered.errors + answered.timeouts;
   const prefix = `Programme stats ${label}`;
   return {
     rows: [
       row(
-        `${prefix}: 90 days, 1M sign-ups stored, the first answers after a deploy, until one comes within 500 ms`,
-        firsts.map((first) => ms(first.ms)).join(', '),
+        `${prefix}: 90 days, 1M sign-ups stored, the first answers after a deploy, until one comes within 500 ms; every day kept after; the next answer`,
+        `${firsts
+          .slice(0, -1)
+          .map((first) => ms(first.ms))
+          .join(', ')}; ${ms(kept)}; ${ms(firsts.at(-1)!.ms)}`,
         { target: 'each answered', met: firsts.every((first) => first.status === 200) },
       ),
       row(
@@ -143,4 +168,24 @@ export async function benchProgramStats(
       `${prefix}: ${run.requests.total} requests, ${failed(run)} failed${failed(run) === 0 ? '' : ` (${JSON.stringify(run.statusCodeStats)})`}; seeded ${signUpRows.toLocaleString('en')} sign-ups over ${marketers.toLocaleString('en')} marketers and ${(marketers * days * packages.length).toLocaleString('en')} visit rows in ${ms(seeded)}.`,
     ],
   };
+}
+
+/** The finished days kept, by every key: rows of count_rollup_days. */
+async function keptDays(databaseUrl: string): Promise<number> {
+  const query = 'select count(*) as days from count_rollup_days';
+  if (databaseUrl.startsWith('sqlite:')) {
+    const db = new BetterSqlite3(databaseUrl.slice('sqlite:'.length), { readonly: true });
+    try {
+      return (db.prepare(query).get() as { days: number }).days;
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return Number((await client.query<{ days: string }>(query)).rows[0]?.days);
+  } finally {
+    await client.end();
+  }
 }
