@@ -242,6 +242,17 @@ describeOnBackends('on $name', (backend) => {
     ]);
   });
 
+  /** Marketer 43's lead of the 24th, lost, becomes a client (as the CRM would say). */
+  async function marketer43BecomesClient(test: Awaited<ReturnType<typeof start>>) {
+    const lead = await test.services.database.db
+      .selectFrom('registrations')
+      .select('id')
+      .where('marketing_id', '=', '43')
+      .executeTakeFirstOrThrow();
+    await test.services.leadStatuses.change({ id: lead.id }, 'client', 'api', clock.now);
+    return lead;
+  }
+
   it('keeps the finished days’ counts, and counts a day again once a status, a decision or an erasure changes it', async () => {
     const test = await start();
     await withProgramme(test);
@@ -283,12 +294,7 @@ describeOnBackends('on $name', (backend) => {
 
     // Marketer 43's lead of the 24th becomes a client: that day is counted again (this answer
     // live, while it is kept again).
-    const lead = await db
-      .selectFrom('registrations')
-      .select('id')
-      .where('marketing_id', '=', '43')
-      .executeTakeFirstOrThrow();
-    await test.services.leadStatuses.change({ id: lead.id }, 'client', 'api', clock.now);
+    const lead = await marketer43BecomesClient(test);
     const changed = await numbers();
     expect(changed.totals).toMatchObject({
       leads: first.totals.leads,
@@ -357,12 +363,7 @@ describeOnBackends('on $name', (backend) => {
       .set((eb) => ({ leads: eb('leads', '+', 100) }))
       .where('day', '=', '2026-11-20')
       .execute();
-    const lead = await db
-      .selectFrom('registrations')
-      .select('id')
-      .where('marketing_id', '=', '43')
-      .executeTakeFirstOrThrow();
-    await test.services.leadStatuses.change({ id: lead.id }, 'client', 'api', clock.now);
+    await marketer43BecomesClient(test);
     // The very next answer: the 24th counted anew (a client more, a lost less), the 20th read.
     const changed = await numbers();
     expect(changed.totals).toMatchObject({
