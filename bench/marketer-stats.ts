@@ -26,9 +26,9 @@ const packageList = packages.map((key) => `'${key}'`).join(', ');
 
 // Written by the database itself, which takes seconds for what would take minutes through a
 // driver. Row i (its id a UUID ending in i, as the leads API takes ids) is marketer i mod
-// `marketers`, spread evenly over the 90 days before now. The
-// visits' rows are written a day after the other, as the server writes them: scattered a page a
-// row, today's 8,000 cost PostgreSQL 15 ms to read instead of 5, five times an answer.
+// `marketers`, spread evenly over the 90 days before now. The visits' rows are written a day
+// after the other, as the server writes them: scattered a page a row, today's 8,000 cost
+// PostgreSQL 15 ms to read instead of 5, five times an answer.
 const sqliteSeed = (marketers: number) => [
   `with recursive n(i) as (select 0 union all select i + 1 from n where i < ${signUpRows - 1})
    insert into registrations (id, created_at, name, phone, notes, marketing_id, package_key, source,
@@ -63,9 +63,8 @@ const postgresSeed = (marketers: number) => [
    order by d desc`,
   // As autovacuum leaves a table of that size: its visibility map lets the covering index answer alone.
   'vacuum analyze',
-  // As a database that grew over 90 days is: its writes long on disk. A checkpoint of a million
-  // rows just written otherwise runs through the timed run (a slow answer of 400-500 ms in ten
-  // seconds, at every run).
+  // As a database that grew over 90 days is: its writes long on disk, not a checkpoint of a
+  // million rows just written running through the timed run.
   'checkpoint',
 ];
 

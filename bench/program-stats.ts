@@ -76,8 +76,8 @@ export async function benchProgramStats(
         await sleep(500);
       }
       const kept = performance.now() - seeding - seeded;
-      // The first answer then shares the machine with the last key's table analysis (a slow
-      // answer once, 350-500 ms on PostgreSQL): said apart, not timed with the others.
+      // The first answer then shares the machine with the last key's table analysis (on
+      // PostgreSQL 145-358 ms where the others take 90-220): said apart, not timed with them.
       const asking = performance.now();
       const settled = await fetch(`${server.origin}/api/program/stats?days=${days}`, {
         headers: {

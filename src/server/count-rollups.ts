@@ -111,10 +111,10 @@ export function createCountPeriods(
   onError: (error: unknown) => void,
 ): CountPeriods {
   const { db } = database;
-  // The keys whose days are being kept, one key after the other: the answers counted live
-  // meanwhile share the database with one run at most.
+  // The keys whose days are being kept, and their keepings queued one after the other: the
+  // answers counted meanwhile share the database with one keeping at most.
   const keeping = new Set<string>();
-  let runs = Promise.resolve();
+  let queued = Promise.resolve();
   let closed = false;
 
   return {
@@ -154,7 +154,7 @@ export function createCountPeriods(
       // Once counted: the run would otherwise slow this answer down.
       if (unkept.days.length > 0 && !closed && !keeping.has(name)) {
         keeping.add(name);
-        runs = runs
+        queued = queued
           .then(() => keep(database, keys, name, unkept, now, () => closed))
           .catch(onError)
           .finally(() => keeping.delete(name));
@@ -175,7 +175,7 @@ export function createCountPeriods(
 
     async close() {
       closed = true;
-      await runs;
+      await queued;
     },
   };
 }
