@@ -185,10 +185,11 @@ function sumBy(
     const id = JSON.stringify(keys.map((key) => row[key]));
     let group = groups.get(id);
     if (group === undefined) {
-      group = Object.fromEntries([
-        ...keys.map((key) => [key, row[key]]),
-        ...countColumns.map((column) => [column, 0]),
-      ]) as Row;
+      // Built a property at a time: Object.fromEntries made a group twice as slow to add to
+      // (a sixth of the programme's answer, in a profile).
+      group = {} as Row;
+      for (const key of keys) group[key] = row[key]!;
+      for (const column of countColumns) group[column] = 0;
       groups.set(id, group);
     }
     // PostgreSQL's sum is a bigint or numeric, which pg gives as text.
