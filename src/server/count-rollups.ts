@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import {
   addUpCounts,
   countAll,
@@ -16,7 +16,8 @@ import type { CountRollupsTable, Database, Tables } from './db/schema';
 // they counted — a lead's status, a decision on its credit, an erasure or retention — and each
 // of those says so in its own transaction (countsChanged). So each finished day is counted by
 // countAll, kept by the keys asked, and counted again only after a change: the count is still
-// countAll, only kept. Today is always counted live.
+// countAll, only kept. Today is always counted live. A finished week whose seven days are kept
+// is kept as well, as their sum, so that a period reads a row a key for each whole week in it.
 
 /**
  * The count rule the kept days were counted by: a change to what countAll counts changes it, and
@@ -42,6 +43,10 @@ const settlingMs = 60_000;
 /** Kept days older than this are dropped: no period asks for them. */
 const keptDays = 100;
 
+/** The rows of whole weeks (Monday to Sunday, UTC) kept by `name`, apart from its days'. */
+const weekly = (name: string) => `${name} weekly`;
+const weekDays = 7;
+
 /** Days counted in one statement, at most, as they are kept. */
 const daysPerCount = 10;
 
@@ -51,9 +56,27 @@ const rowsPerTransaction = 10_000;
 const day = (time: number) => new Date(time).toISOString().slice(0, 10);
 /** The UTC day after `date` (YYYY-MM-DD). */
 export const dayAfter = (date: string) => day(Date.parse(`${date}T00:00:00Z`) + 86_400_000);
-/** The days from `since` to before `until`. */
-const dayCount = (since: string, until: string) =>
-  (Date.parse(until) - Date.parse(since)) / 86_400_000;
+
+/** The days from `since` to before `until`, in order. */
+function daysFrom(since: string, until: string): string[] {
+  const days: string[] = [];
+  for (let date = since; date < until; date = dayAfter(date)) days.push(date);
+  return days;
+}
+
+/** The weeks wholly from `since` to before `until`: each week's days, Monday first. */
+function weeksFrom(since: string, until: string): string[][] {
+  const days = daysFrom(since, until);
+  return days
+    .map((date, i) => days.slice(i, i + weekDays))
+    .filter((week) => week.length === weekDays && new Date(week[0]!).getUTCDay() === 1);
+}
+
+/** Each day's changes, as read from count_day_changes: its own and those of every day. */
+function changesAsOf(rows: { day: string; changes: number | string }[]) {
+  const changes = new Map(rows.map((row) => [row.day, Number(row.changes)]));
+  return (date: string) => (changes.get(everyDay) ?? 0) + (changes.get(date) ?? 0);
+}
 
 /** Days (in order) as runs of consecutive days, each of `most` days at most. */
 function runsOf(days: readonly string[], most: number): string[][] {
@@ -127,24 +150,24 @@ export function createCountPeriods(
       if (since >= live) return countAll(db, by, { since });
       const keys = countKeys.filter((key) => (by as readonly CountKey[]).includes(key));
       const name = keys.join(',');
-      const unkept = await daysToKeep(db, name, since, live);
-      // The days not kept as they are now (after a change, or all of them after a deploy) are
-      // counted live, each run of them in one count; the others are read as kept; today live.
-      const [kept, ...counted] = await Promise.all([
-        unkept.days.length === dayCount(since, live)
-          ? []
-          : db
-              .selectFrom('count_rollups')
-              .select((eb) => [
-                ...keys,
-                ...countColumns.map((column) => eb.fn.sum<number | string>(column).as(column)),
-              ])
-              .where('by', '=', name)
-              .where('day', '>=', since)
-              .where('day', '<', live)
-              .$if(unkept.days.length > 0, (q) => q.where('day', 'not in', unkept.days))
-              .$if(keys.length > 0, (q) => q.groupBy([...keys]))
-              .execute(),
+      const unkept = await daysToKeep(db, keys, since, live);
+      // The weeks kept as they are now are read a row a key, the other days kept a row a key
+      // and day; the days not kept as they are now (after a change, or all of them after a
+      // deploy) are counted live, each run of them in one count; today live.
+      const inWeeks = new Set(unkept.keptWeeks.flat());
+      const [weeks, days, ...counted] = await Promise.all([
+        readKept(
+          db,
+          keys,
+          weekly(name),
+          unkept.keptWeeks.map((week) => week[0]!),
+        ),
+        readKept(
+          db,
+          keys,
+          name,
+          daysFrom(since, live).filter((date) => !inWeeks.has(date) && !unkept.days.includes(date)),
+        ),
         ...runsOf(unkept.days, Infinity).map((run) =>
           countAll(db, by, { since: run[0], until: dayAfter(run.at(-1)!) }),
         ),
@@ -152,7 +175,8 @@ export function createCountPeriods(
         countAll(db, by, { since: live, until: dayAfter(day(now.getTime())) }),
       ]);
       // Once counted: the run would otherwise slow this answer down.
-      if (unkept.days.length > 0 && !closed && !keeping.has(name)) {
+      const toKeep = unkept.days.length > 0 || unkept.weeks.length > 0;
+      if (toKeep && !closed && !keeping.has(name)) {
         keeping.add(name);
         queued = queued
           .then(() => keep(database, keys, name, unkept, now, () => closed))
@@ -161,7 +185,8 @@ export function createCountPeriods(
       }
       return addUpCounts(
         [
-          ...kept,
+          ...weeks,
+          ...days,
           // countAll's null for none, as kept: ''.
           ...counted.flat().map((row) => {
             const group: Record<string, string | number | null> = { ...row };
@@ -180,23 +205,31 @@ export function createCountPeriods(
   };
 }
 
-/** The finished days not kept as they are now, and each day's changes as read. */
+/**
+ * The finished days not kept as they are now, the whole weeks kept as they are now and those
+ * not, and each day's changes as read.
+ */
 interface Unkept {
   days: string[];
+  keptWeeks: string[][];
+  weeks: string[][];
   changesOf: (date: string) => number;
 }
 
 /**
  * The days from `since` to `until` whose kept counts are missing, or older than their changes
- * or the count rule. The changes are read before the days are counted: a change committed
- * meanwhile leaves a day kept as older than it is, so it is counted again, never the other way.
+ * or the count rule; and the weeks, by keys without the day. The changes are read before the
+ * days are counted: a change committed meanwhile leaves a day kept as older than it is, so it
+ * is counted again, never the other way. A week is kept as of the sum of its days' changes,
+ * which moves whenever one of them does.
  */
 async function daysToKeep(
   db: Kysely<Tables>,
-  name: string,
+  keys: readonly CountKey[],
   since: string,
   until: string,
 ): Promise<Unkept> {
+  const name = keys.join(',');
   const [changes, kept] = await Promise.all([
     db
       .selectFrom('count_day_changes')
@@ -207,21 +240,51 @@ async function daysToKeep(
       .execute(),
     db
       .selectFrom('count_rollup_days')
-      .select(['day', 'version', 'changes'])
-      .where('by', '=', name)
+      .select(['by', 'day', 'version', 'changes'])
+      .where('by', 'in', [name, weekly(name)])
       .where('day', '>=', since)
       .where('day', '<', until)
       .execute(),
   ]);
-  const changesOf = new Map(changes.map((row) => [row.day, Number(row.changes)]));
-  const keptOf = new Map(kept.map((row) => [row.day, row]));
-  const asOf = (date: string) => (changesOf.get(everyDay) ?? 0) + (changesOf.get(date) ?? 0);
-  const days: string[] = [];
-  for (let date = since; date < until; date = dayAfter(date)) {
-    const held = keptOf.get(date);
-    if (held?.version !== rollupVersion || Number(held.changes) !== asOf(date)) days.push(date);
-  }
-  return { days, changesOf: asOf };
+  const changesOf = changesAsOf(changes);
+  const keptOf = new Map(kept.map((row) => [`${row.by}|${row.day}`, row]));
+  const isKept = (by: string, date: string, changes: number) => {
+    const held = keptOf.get(`${by}|${date}`);
+    return held?.version === rollupVersion && Number(held.changes) === changes;
+  };
+  // A count by day keeps its days alone: a week's row would be one day of the chart.
+  const weeks = keys.includes('day') ? [] : weeksFrom(since, until);
+  const weekKept = (week: string[]) =>
+    isKept(
+      weekly(name),
+      week[0]!,
+      week.reduce((sum, date) => sum + changesOf(date), 0),
+    );
+  const keptWeeks = weeks.filter(weekKept);
+  const inKeptWeeks = new Set(keptWeeks.flat());
+  return {
+    days: daysFrom(since, until).filter(
+      (date) => !inKeptWeeks.has(date) && !isKept(name, date, changesOf(date)),
+    ),
+    keptWeeks,
+    weeks: weeks.filter((week) => !weekKept(week)),
+    changesOf,
+  };
+}
+
+/** The kept rows of `by` (a key's days, or its weeks) on the days given, added up by `keys`. */
+async function readKept(db: Kysely<Tables>, keys: readonly CountKey[], by: string, days: string[]) {
+  if (days.length === 0) return [];
+  return db
+    .selectFrom('count_rollups')
+    .select((eb) => [
+      ...keys,
+      ...countColumns.map((column) => eb.fn.sum<number | string>(column).as(column)),
+    ])
+    .where('by', '=', by)
+    .where('day', 'in', days)
+    .$if(keys.length > 0, (q) => q.groupBy([...keys]))
+    .execute();
 }
 
 /**
@@ -233,7 +296,7 @@ async function keep(
   database: Database,
   keys: readonly CountKey[],
   name: string,
-  { days, changesOf }: Unkept,
+  { days, weeks, changesOf }: Unkept,
   now: Date,
   stopped: () => boolean,
 ): Promise<void> {
@@ -261,6 +324,10 @@ async function keep(
     }
     await store(database, name, span, rowsOf, changesOf);
     written += counted.length;
+  }
+  for (const week of weeks) {
+    if (stopped()) return;
+    written += await storeWeek(database, name, week);
   }
   const oldest = day(now.getTime() - keptDays * 86_400_000);
   await writeTransaction(database, [countRollupsLock], async (trx) => {
@@ -300,15 +367,14 @@ async function store(
     await writeTransaction(database, [countRollupsLock], async (trx) => {
       // The changes as they are now, under the lock a deletion takes: a day changed since it was
       // counted is not kept.
-      const current = await trx
-        .selectFrom('count_day_changes')
-        .select(['day', 'changes'])
-        .where('day', 'in', [...batch, everyDay])
-        .execute();
-      const changes = new Map(current.map((row) => [row.day, Number(row.changes)]));
-      const unchanged = batch.filter(
-        (date) => (changes.get(everyDay) ?? 0) + (changes.get(date) ?? 0) === changesOf(date),
+      const current = changesAsOf(
+        await trx
+          .selectFrom('count_day_changes')
+          .select(['day', 'changes'])
+          .where('day', 'in', [...batch, everyDay])
+          .execute(),
       );
+      const unchanged = batch.filter((date) => current(date) === changesOf(date));
       if (unchanged.length === 0) return;
       await trx
         .deleteFrom('count_rollups')
@@ -342,4 +408,69 @@ async function store(
         .execute();
     });
   }
+}
+
+/**
+ * Keeps a week as its seven days kept added up, if they are all kept as they are now (under the
+ * lock a deletion takes); the rows it wrote.
+ */
+async function storeWeek(database: Database, name: string, week: string[]): Promise<number> {
+  const monday = week[0]!;
+  return writeTransaction(database, [countRollupsLock], async (trx) => {
+    const changesOf = changesAsOf(
+      await trx
+        .selectFrom('count_day_changes')
+        .select(['day', 'changes'])
+        .where('day', 'in', [...week, everyDay])
+        .execute(),
+    );
+    const kept = await trx
+      .selectFrom('count_rollup_days')
+      .select(['day', 'version', 'changes'])
+      .where('by', '=', name)
+      .where('day', 'in', week)
+      .execute();
+    const asKept = (row: (typeof kept)[number]) =>
+      row.version === rollupVersion && Number(row.changes) === changesOf(row.day);
+    if (kept.length < weekDays || !kept.every(asKept)) return 0;
+    await trx
+      .deleteFrom('count_rollups')
+      .where('by', '=', weekly(name))
+      .where('day', '=', monday)
+      .execute();
+    const keys = countKeys.filter((key) => key !== 'day');
+    const { numInsertedOrUpdatedRows } = await trx
+      .insertInto('count_rollups')
+      .columns(['by', 'day', ...keys, ...countColumns])
+      .expression(
+        trx
+          .selectFrom('count_rollups')
+          .select((eb) => [
+            sql<string>`cast(${weekly(name)} as text)`.as('by'),
+            sql<string>`cast(${monday} as text)`.as('day'),
+            ...keys,
+            ...countColumns.map((column) => eb.fn.sum<number>(column).as(column)),
+          ])
+          .where('by', '=', name)
+          .where('day', 'in', week)
+          .groupBy(keys),
+      )
+      .executeTakeFirst();
+    await trx
+      .insertInto('count_rollup_days')
+      .values({
+        by: weekly(name),
+        day: monday,
+        version: rollupVersion,
+        changes: week.reduce((sum, date) => sum + changesOf(date), 0),
+      })
+      .onConflict((oc) =>
+        oc.columns(['by', 'day']).doUpdateSet((eb) => ({
+          version: eb.ref('excluded.version'),
+          changes: eb.ref('excluded.changes'),
+        })),
+      )
+      .execute();
+    return Number(numInsertedOrUpdatedRows ?? 0);
+  });
 }

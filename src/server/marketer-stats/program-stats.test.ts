@@ -407,6 +407,52 @@ describeOnBackends('on $name', (backend) => {
     expect((await numbers()).totals.leads).toBe(106);
   });
 
+  it('keeps a finished week as its seven days added up, and reads its days again after a change in it', async () => {
+    const test = await start();
+    await withProgramme(test);
+    const { db } = test.services.database;
+    const marketer7 = async () =>
+      (await (await test.stats(await token(), '?days=90')).json<ProgramStats>()).marketers.find(
+        (row) => row.marketing_id === '7',
+      );
+    expect(await marketer7()).toMatchObject({ leads: 1, clients: 0 });
+    // The period's whole weeks, Monday to Sunday: 31 August to 22 November, twelve.
+    const weeks = () =>
+      db
+        .selectFrom('count_rollup_days')
+        .select(['day', 'changes'])
+        .where('by', '=', 'marketing_id weekly')
+        .orderBy('day')
+        .execute();
+    await expect.poll(async () => (await weeks()).length).toBe(12);
+    expect((await weeks()).at(-1)?.day).toBe('2026-11-16');
+    // Marketer 7's lead of the 20th, as kept: its week's row is read, and its day's is not.
+    const alter = (by: string, day: string) =>
+      db
+        .updateTable('count_rollups')
+        .set((eb) => ({ leads: eb('leads', '+', 100) }))
+        .where('by', '=', by)
+        .where('day', '=', day)
+        .where('marketing_id', '=', '7')
+        .execute();
+    await alter('marketing_id weekly', '2026-11-16');
+    await alter('marketing_id', '2026-11-20');
+    expect(await marketer7()).toMatchObject({ leads: 101, clients: 0 });
+    // A change on the 20th: the week's days are read again, the 20th live, and the week is kept
+    // again from them.
+    const lead = await db
+      .selectFrom('registrations')
+      .select('id')
+      .where('marketing_id', '=', '7')
+      .executeTakeFirstOrThrow();
+    await test.services.leadStatuses.change(lead, 'client', 'api', clock.now);
+    expect(await marketer7()).toMatchObject({ leads: 1, clients: 1 });
+    await expect.poll(async () => (await weeks()).at(-1)?.changes).toBe(1);
+    expect(await marketer7()).toMatchObject({ leads: 1, clients: 1 });
+    await alter('marketing_id weekly', '2026-11-16');
+    expect(await marketer7()).toMatchObject({ leads: 101, clients: 1 });
+  });
+
   it('names a campaign past a link’s limit "other", with null fields', async () => {
     const test = await start();
     clock.now = new Date('2026-11-26T08:00:00Z');
