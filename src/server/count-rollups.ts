@@ -68,7 +68,7 @@ function daysFrom(since: string, until: string): string[] {
 function weeksFrom(since: string, until: string): string[][] {
   const days = daysFrom(since, until);
   return days
-    .map((date, i) => days.slice(i, i + weekDays))
+    .map((_, i) => days.slice(i, i + weekDays))
     .filter((week) => week.length === weekDays && new Date(week[0]!).getUTCDay() === 1);
 }
 

@@ -20,6 +20,6 @@ describe.skipIf(testDatabaseUrl === undefined)('openPostgres', () => {
       .transaction()
       .execute(async (trx) => [await jit(trx), await jit(database.db)]);
     expect([held, other]).toEqual(['off', 'off']);
-    expect(database.poolState()).toMatchObject({ inUse: 0, idle: 2 });
+    expect(database.poolState?.()).toMatchObject({ inUse: 0, idle: 2 });
   });
 });

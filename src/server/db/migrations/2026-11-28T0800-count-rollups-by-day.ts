@@ -23,7 +23,7 @@ async function recreate(
   withoutRowid: boolean,
 ): Promise<void> {
   await db.schema.dropTable('count_rollups').execute();
-  await db.deleteFrom('count_rollup_days').execute();
+  await sql`delete from count_rollup_days`.execute(db);
   const counts = [
     'visits',
     'unique_visitors',
