@@ -367,13 +367,7 @@ async function store(
     await writeTransaction(database, [countRollupsLock], async (trx) => {
       // The changes as they are now, under the lock a deletion takes: a day changed since it was
       // counted is not kept.
-      const current = changesAsOf(
-        await trx
-          .selectFrom('count_day_changes')
-          .select(['day', 'changes'])
-          .where('day', 'in', [...batch, everyDay])
-          .execute(),
-      );
+      const current = await changesNow(trx, batch);
       const unchanged = batch.filter((date) => current(date) === changesOf(date));
       if (unchanged.length === 0) return;
       await trx
@@ -389,23 +383,11 @@ async function store(
           .values(rows.slice(start, start + 1_000))
           .execute();
       }
-      await trx
-        .insertInto('count_rollup_days')
-        .values(
-          unchanged.map((date) => ({
-            by: name,
-            day: date,
-            version: rollupVersion,
-            changes: changesOf(date),
-          })),
-        )
-        .onConflict((oc) =>
-          oc.columns(['by', 'day']).doUpdateSet((eb) => ({
-            version: eb.ref('excluded.version'),
-            changes: eb.ref('excluded.changes'),
-          })),
-        )
-        .execute();
+      await markKept(
+        trx,
+        name,
+        unchanged.map((date) => ({ day: date, changes: changesOf(date) })),
+      );
     });
   }
 }
@@ -417,13 +399,7 @@ async function store(
 async function storeWeek(database: Database, name: string, week: string[]): Promise<number> {
   const monday = week[0]!;
   return writeTransaction(database, [countRollupsLock], async (trx) => {
-    const changesOf = changesAsOf(
-      await trx
-        .selectFrom('count_day_changes')
-        .select(['day', 'changes'])
-        .where('day', 'in', [...week, everyDay])
-        .execute(),
-    );
+    const changesOf = await changesNow(trx, week);
     const kept = await trx
       .selectFrom('count_rollup_days')
       .select(['day', 'version', 'changes'])
@@ -456,21 +432,40 @@ async function storeWeek(database: Database, name: string, week: string[]): Prom
           .groupBy(keys),
       )
       .executeTakeFirst();
-    await trx
-      .insertInto('count_rollup_days')
-      .values({
-        by: weekly(name),
-        day: monday,
-        version: rollupVersion,
-        changes: week.reduce((sum, date) => sum + changesOf(date), 0),
-      })
-      .onConflict((oc) =>
-        oc.columns(['by', 'day']).doUpdateSet((eb) => ({
-          version: eb.ref('excluded.version'),
-          changes: eb.ref('excluded.changes'),
-        })),
-      )
-      .execute();
+    await markKept(trx, weekly(name), [
+      { day: monday, changes: week.reduce((sum, date) => sum + changesOf(date), 0) },
+    ]);
     return Number(numInsertedOrUpdatedRows ?? 0);
   });
+}
+
+/** The days' changes as they are now (in a transaction: under its locks). */
+async function changesNow(trx: Kysely<Tables>, days: readonly string[]) {
+  return changesAsOf(
+    await trx
+      .selectFrom('count_day_changes')
+      .select(['day', 'changes'])
+      .where('day', 'in', [...days, everyDay])
+      .execute(),
+  );
+}
+
+/** Says that `by`'s rows of these days are kept as of these changes, by this count rule. */
+async function markKept(
+  trx: Kysely<Tables>,
+  by: string,
+  days: { day: string; changes: number }[],
+): Promise<void> {
+  await trx
+    .insertInto('count_rollup_days')
+    .values(
+      days.map(({ day: date, changes }) => ({ by, day: date, version: rollupVersion, changes })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['by', 'day']).doUpdateSet((eb) => ({
+        version: eb.ref('excluded.version'),
+        changes: eb.ref('excluded.changes'),
+      })),
+    )
+    .execute();
 }

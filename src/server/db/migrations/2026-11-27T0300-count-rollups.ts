@@ -8,26 +8,28 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await create(db, true);
 }
 
+const keys = ['day', 'marketing_id', 'package_key', 'utm_source', 'utm_campaign'] as const;
+/** The counts a kept row holds (the next migration makes the table again with them). */
+export const rollupCounts = [
+  'visits',
+  'unique_visitors',
+  'leads',
+  'repeats',
+  'contacted',
+  'qualified',
+  'clients',
+  'lost',
+  'flagged',
+  'not_credited',
+  'awaiting_review',
+] as const;
+
 async function create(db: Kysely<unknown>, withoutRowid: boolean): Promise<void> {
-  const keys = ['day', 'marketing_id', 'package_key', 'utm_source', 'utm_campaign'] as const;
-  const counts = [
-    'visits',
-    'unique_visitors',
-    'leads',
-    'repeats',
-    'contacted',
-    'qualified',
-    'clients',
-    'lost',
-    'flagged',
-    'not_credited',
-    'awaiting_review',
-  ] as const;
   let rollups: CreateTableBuilder<string, string> = db.schema
     .createTable('count_rollups')
     .addColumn('by', 'text', (column) => column.notNull());
   for (const key of keys) rollups = rollups.addColumn(key, 'text', (column) => column.notNull());
-  for (const count of counts) {
+  for (const count of rollupCounts) {
     rollups = rollups.addColumn(count, 'integer', (column) => column.notNull());
   }
   await rollups

@@ -1,4 +1,5 @@
 import { sql, type CreateTableBuilder, type Kysely } from 'kysely';
+import { rollupCounts } from './2026-11-27T0300-count-rollups';
 
 // Issue 36: the kept counts read a day (or a week) at a time rather than a key at a time. With
 // the day last, a period's rows of one day were found only by reading every kept day of the
@@ -24,25 +25,12 @@ async function recreate(
 ): Promise<void> {
   await db.schema.dropTable('count_rollups').execute();
   await sql`delete from count_rollup_days`.execute(db);
-  const counts = [
-    'visits',
-    'unique_visitors',
-    'leads',
-    'repeats',
-    'contacted',
-    'qualified',
-    'clients',
-    'lost',
-    'flagged',
-    'not_credited',
-    'awaiting_review',
-  ] as const;
   let rollups: CreateTableBuilder<string, string> = db.schema
     .createTable('count_rollups')
     .addColumn('by', 'text', (column) => column.notNull())
     .addColumn('day', 'text', (column) => column.notNull());
   for (const key of keys) rollups = rollups.addColumn(key, 'text', (column) => column.notNull());
-  for (const count of counts) {
+  for (const count of rollupCounts) {
     rollups = rollups.addColumn(count, 'integer', (column) => column.notNull());
   }
   await rollups
