@@ -29,6 +29,10 @@ export default defineConfig<{ engineName: (typeof engineNames)[number] }>({
   testDir: 'e2e',
   fullyParallel: true,
   workers: 2,
+  // A whole test's time, not a wait for an event (those keep Playwright's 5 s): the longest go
+  // through two page loads and two axe runs, 19-33 s on a 2-core machine busy with the rest of
+  // the suite, past the default 30 s.
+  timeout: 60_000,
   forbidOnly: Boolean(process.env.CI),
   reporter: 'list',
   use: {
