@@ -78,6 +78,10 @@ function changesAsOf(rows: { day: string; changes: number | string }[]) {
   return (date: string) => (changes.get(everyDay) ?? 0) + (changes.get(date) ?? 0);
 }
 
+/** What a week is kept as of: its days' changes added up, which move whenever one does. */
+const weekChanges = (week: readonly string[], changesOf: (date: string) => number) =>
+  week.reduce((sum, date) => sum + changesOf(date), 0);
+
 /** Days (in order) as runs of consecutive days, each of `most` days at most. */
 function runsOf(days: readonly string[], most: number): string[][] {
   const runs: string[][] = [];
@@ -220,8 +224,7 @@ interface Unkept {
  * The days from `since` to `until` whose kept counts are missing, or older than their changes
  * or the count rule; and the weeks, by keys without the day. The changes are read before the
  * days are counted: a change committed meanwhile leaves a day kept as older than it is, so it
- * is counted again, never the other way. A week is kept as of the sum of its days' changes,
- * which moves whenever one of them does.
+ * is counted again, never the other way.
  */
 async function daysToKeep(
   db: Kysely<Tables>,
@@ -254,12 +257,7 @@ async function daysToKeep(
   };
   // A count by day keeps its days alone: a week's row would be one day of the chart.
   const weeks = keys.includes('day') ? [] : weeksFrom(since, until);
-  const weekKept = (week: string[]) =>
-    isKept(
-      weekly(name),
-      week[0]!,
-      week.reduce((sum, date) => sum + changesOf(date), 0),
-    );
+  const weekKept = (week: string[]) => isKept(weekly(name), week[0]!, weekChanges(week, changesOf));
   const keptWeeks = weeks.filter(weekKept);
   const inKeptWeeks = new Set(keptWeeks.flat());
   return {
@@ -432,9 +430,7 @@ async function storeWeek(database: Database, name: string, week: string[]): Prom
           .groupBy(keys),
       )
       .executeTakeFirst();
-    await markKept(trx, weekly(name), [
-      { day: monday, changes: week.reduce((sum, date) => sum + changesOf(date), 0) },
-    ]);
+    await markKept(trx, weekly(name), [{ day: monday, changes: weekChanges(week, changesOf) }]);
     return Number(numInsertedOrUpdatedRows ?? 0);
   });
 }
