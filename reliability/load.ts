@@ -84,10 +84,12 @@ async function closedLoop(connections: number, seconds: number): Promise<Outcome
         if (outcome.status !== undefined && performance.now() < end) self.send([rawSignUp()]);
         else stopped();
       });
-      await new Promise<void>((resolve) => {
+      const done = new Promise<void>((resolve) => {
         stopped = resolve;
         lane.send([rawSignUp()]);
       });
+      // A sign-up never answered counts as a time-out (close records it), not a hang.
+      await Promise.race([done, sleep(seconds * 1000 + requestTimeoutMs)]);
       lane.close();
     }),
   );
@@ -157,14 +159,16 @@ async function openLane(record: (outcome: Outcome, lane: Lane) => void): Promise
       buffer = buffer.subarray(headEnd + 4 + length);
       const status = Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]);
       if (status >= 200 && status < 300) answered++;
-      const outcome = {
-        status,
-        retryAfter: /^retry-after: *(.+)$/im.exec(head)?.[1]?.trim(),
-        body,
-        start: started.shift() ?? Number.NaN,
-        end: performance.now(),
-      };
-      record(outcome, lane);
+      record(
+        {
+          status,
+          retryAfter: /^retry-after: *(.+)$/im.exec(head)?.[1]?.trim(),
+          body,
+          start: started.shift() ?? Number.NaN,
+          end: performance.now(),
+        },
+        lane,
+      );
     }
   });
   // Requests still unanswered when the socket ends failed with it.
