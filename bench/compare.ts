@@ -5,7 +5,8 @@ import { load, postgresDatabase, signUps, sqliteDatabase, withOurServer } from '
 import { median } from './lighthouse';
 import { solvedChallenges } from './solved-challenges';
 
-// `npm run bench:compare -- OTHER_DIST [THIS_DIST] [--one-link] [--altcha] [--only DATABASE]`:
+// `npm run bench:compare -- OTHER_DIST [THIS_DIST] [--one-link] [--altcha] [--one-at-a-time]
+// [--only DATABASE]`:
 // sign-ups per second
 // of two builds of the server (another commit's `dist/`, checked out and built beside this one,
 // and this one's), on SQLite and on PostgreSQL (TEST_DATABASE_URL), taking turns A B A B A B so
@@ -15,19 +16,23 @@ import { solvedChallenges } from './solved-challenges';
 //   --one-link  every sign-up through one marketer's link to one package (a link shared widely,
 //               or a script hammering one), rather than spread over 97 marketers.
 //   --altcha    both servers with ALTCHA_HMAC_KEY set, each sign-up with a solved challenge.
+//   --one-at-a-time  the time of one sign-up rather than sign-ups per second: 400 sent one after
+//               another (after 100 to warm up), each from an address of its own (through
+//               TRUST_PROXY), so that same_address flags none; the median answer of each run.
 //   --only sqlite|postgres  one database, to repeat a run where the other is not in question.
 const { positionals, values: options } = parseArgs({
   allowPositionals: true,
   options: {
     'one-link': { type: 'boolean' },
     altcha: { type: 'boolean' },
+    'one-at-a-time': { type: 'boolean' },
     only: { type: 'string' },
   },
 });
 const [other, own = 'dist'] = positionals;
 if (other === undefined || ![undefined, 'sqlite', 'postgres'].includes(options.only)) {
   console.error(
-    'usage: npm run bench:compare -- OTHER_DIST [THIS_DIST] [--one-link] [--altcha] [--only sqlite|postgres]',
+    'usage: npm run bench:compare -- OTHER_DIST [THIS_DIST] [--one-link] [--altcha] [--one-at-a-time] [--only sqlite|postgres]',
   );
   process.exit(2);
 }
@@ -49,14 +54,18 @@ const databases = [
 ];
 // Each run has a store of its own, so the same challenges serve every run.
 const challenges = options.altcha ? await solvedChallenges(hmacKey, challengesPerRun) : [];
-const env = options.altcha ? { ALTCHA_HMAC_KEY: hmacKey } : {};
+const env = {
+  ...(options.altcha ? { ALTCHA_HMAC_KEY: hmacKey } : {}),
+  ...(options['one-at-a-time'] ? { TRUST_PROXY: '127.0.0.1' } : {}),
+};
 const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 console.log(
   `workload: ${options['one-link'] ? 'one link' : '97 links'}, ALTCHA ${options.altcha ? 'on' : 'off'}`,
 );
 for (const database of databases) {
-  const runs: Record<keyof typeof builds, { rate: number; p99: number }[]> = {
+  // value: sign-ups a second, or with --one-at-a-time a sign-up's median answer in ms.
+  const runs: Record<keyof typeof builds, { value: number; p99: number }[]> = {
     before: [],
     after: [],
   };
@@ -69,6 +78,13 @@ for (const database of databases) {
         const nextSignUp = options.altcha
           ? () => ({ ...next(), altcha: challenges[sent++] })
           : next;
+        if (options['one-at-a-time']) {
+          const times = await oneAtATime(server.origin, nextSignUp);
+          console.log(
+            `${run}: median ${times.median.toFixed(2)} ms, p99 ${times.p99.toFixed(2)} ms, load ${loadAverage()}`,
+          );
+          return { value: times.median, p99: times.p99 };
+        }
         await load(server.origin, warmUpSeconds, nextSignUp);
         const { result, statuses } = await load(server.origin, seconds, nextSignUp);
         const created = statuses.get(201) ?? 0;
@@ -81,14 +97,42 @@ for (const database of databases) {
         console.log(
           `${run}: ${Math.round(created / seconds)} sign-ups/s, p99 ${result.latency.p99} ms, load ${loadAverage()}${refused}${failed}`,
         );
-        return { rate: created / seconds, p99: result.latency.p99 };
+        return { value: created / seconds, p99: result.latency.p99 };
       });
       runs[name].push(measured);
     }
   }
-  const rate = (name: keyof typeof builds) => median(runs[name].map((run) => run.rate));
+  const value = (name: keyof typeof builds) => median(runs[name].map((run) => run.value));
   const p99 = (name: keyof typeof builds) => median(runs[name].map((run) => run.p99));
+  const ratio = (value('after') / value('before')).toFixed(2);
   console.log(
-    `${database.label}: before ${Math.round(rate('before'))}, after ${Math.round(rate('after'))} sign-ups/s (median of ${rounds}), ${(rate('after') / rate('before')).toFixed(2)}×; p99 ${p99('before')} → ${p99('after')} ms`,
+    options['one-at-a-time']
+      ? `${database.label}: a sign-up's median answer, before ${value('before').toFixed(2)} ms, after ${value('after').toFixed(2)} ms (median of ${rounds}), ${ratio}×; p99 ${p99('before').toFixed(2)} → ${p99('after').toFixed(2)} ms`
+      : `${database.label}: before ${Math.round(value('before'))}, after ${Math.round(value('after'))} sign-ups/s (median of ${rounds}), ${ratio}×; p99 ${p99('before')} → ${p99('after')} ms`,
   );
+}
+
+/** Sign-ups sent one after another, each from a new address: the median and p99 answer, in ms. */
+async function oneAtATime(origin: string, nextSignUp: () => object) {
+  let address = 0;
+  const post = async () => {
+    address += 1;
+    const started = performance.now();
+    const response = await fetch(`${origin}/api/external-register`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-forwarded-for': `10.${(address >> 16) & 255}.${(address >> 8) & 255}.${address & 255}`,
+      },
+      body: JSON.stringify(nextSignUp()),
+    });
+    await response.arrayBuffer();
+    if (response.status !== 201) throw new Error(`a sign-up answered ${response.status}`);
+    return performance.now() - started;
+  };
+  for (let i = 0; i < 100; i++) await post();
+  const times: number[] = [];
+  for (let i = 0; i < 400; i++) times.push(await post());
+  times.sort((a, b) => a - b);
+  return { median: median(times), p99: times[Math.floor(times.length * 0.99)] ?? Number.NaN };
 }
