@@ -167,22 +167,29 @@ export async function load(
   return { result, ids, statuses };
 }
 
+/** One sign-up on its own, and how long its 201 took in ms (any other answer throws). */
+export async function timedSignUp(
+  origin: string,
+  payload: object,
+  headers: Record<string, string> = {},
+): Promise<number> {
+  const start = performance.now();
+  const response = await fetch(`${origin}/api/external-register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(payload),
+  });
+  await response.arrayBuffer();
+  if (response.status !== 201) throw new Error(`a timed sign-up answered ${response.status}`);
+  return performance.now() - start;
+}
+
 /**
  * Median answer times of new sign-ups and of repeats (the same phone and notes again), sent one
  * at a time and taking turns, so that neither side gets the quieter moments or warmer caches.
  */
 async function answerTimes(origin: string, nextSignUp: () => RegistrationPayload) {
-  const post = async (payload: RegistrationPayload) => {
-    const start = performance.now();
-    const response = await fetch(`${origin}/api/external-register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(payload),
-    });
-    await response.arrayBuffer();
-    if (response.status !== 201) throw new Error(`a timed sign-up answered ${response.status}`);
-    return performance.now() - start;
-  };
+  const post = (payload: RegistrationPayload) => timedSignUp(origin, payload);
   const earlier = Array.from({ length: timedPairs }, nextSignUp);
   for (const payload of earlier) await post(payload);
   const fresh: number[] = [];

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { load, postgresDatabase, signUps, sqliteDatabase, withOurServer } from './api';
+import { load, postgresDatabase, signUps, sqliteDatabase, timedSignUp, withOurServer } from './api';
 import { median } from './lighthouse';
 import { solvedChallenges } from './solved-challenges';
 
@@ -61,7 +61,8 @@ const env = {
 const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 console.log(
-  `workload: ${options['one-link'] ? 'one link' : '97 links'}, ALTCHA ${options.altcha ? 'on' : 'off'}`,
+  `workload: ${options['one-link'] ? 'one link' : '97 links'}, ALTCHA ${options.altcha ? 'on' : 'off'}` +
+    (options['one-at-a-time'] ? ', one sign-up at a time' : ''),
 );
 for (const database of databases) {
   // value: sign-ups a second, or with --one-at-a-time a sign-up's median answer in ms.
@@ -115,20 +116,11 @@ for (const database of databases) {
 /** Sign-ups sent one after another, each from a new address: the median and p99 answer, in ms. */
 async function oneAtATime(origin: string, nextSignUp: () => object) {
   let address = 0;
-  const post = async () => {
+  const post = () => {
     address += 1;
-    const started = performance.now();
-    const response = await fetch(`${origin}/api/external-register`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-forwarded-for': `10.${(address >> 16) & 255}.${(address >> 8) & 255}.${address & 255}`,
-      },
-      body: JSON.stringify(nextSignUp()),
+    return timedSignUp(origin, nextSignUp(), {
+      'x-forwarded-for': `10.${(address >> 16) & 255}.${(address >> 8) & 255}.${address & 255}`,
     });
-    await response.arrayBuffer();
-    if (response.status !== 201) throw new Error(`a sign-up answered ${response.status}`);
-    return performance.now() - started;
   };
   for (let i = 0; i < 100; i++) await post();
   const times: number[] = [];
