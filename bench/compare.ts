@@ -19,6 +19,8 @@ import { solvedChallenges } from './solved-challenges';
 //   --one-at-a-time  the time of one sign-up rather than sign-ups per second: 400 sent one after
 //               another (after 100 to warm up), each from an address of its own (through
 //               TRUST_PROXY), so that same_address flags none; the median answer of each run.
+//               With --one-link, after the warm-up's flood too: the time of a sign-up through a
+//               link that has taken thousands that day.
 //   --only sqlite|postgres  one database, to repeat a run where the other is not in question.
 const { positionals, values: options } = parseArgs({
   allowPositionals: true,
@@ -80,6 +82,7 @@ for (const database of databases) {
           ? () => ({ ...next(), altcha: challenges[sent++] })
           : next;
         if (options['one-at-a-time']) {
+          if (options['one-link']) await load(server.origin, warmUpSeconds, nextSignUp);
           const times = await oneAtATime(server.origin, nextSignUp);
           console.log(
             `${run}: median ${times.median.toFixed(2)} ms, p99 ${times.p99.toFixed(2)} ms, load ${loadAverage()}`,

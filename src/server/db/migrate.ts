@@ -22,6 +22,7 @@ import * as leadFlags from './migrations/2026-11-26T1900-lead-flags';
 import * as signUpEvidence from './migrations/2026-11-26T1910-sign-up-evidence';
 import * as countRollups from './migrations/2026-11-27T0300-count-rollups';
 import * as countRollupsByDay from './migrations/2026-11-28T0800-count-rollups-by-day';
+import * as registrationsAddressByTime from './migrations/2026-11-28T1300-registrations-address-by-time';
 
 // Listed by hand rather than read from the folder, so the list works the same under tsx, vitest
 // and any bundler. Names sort by their timestamp; append new ones at the end. A module that
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration | { postgres: Migration }> = {
   '2026-11-26T1910-sign-up-evidence': signUpEvidence,
   '2026-11-27T0300-count-rollups': countRollups,
   '2026-11-28T0800-count-rollups-by-day': countRollupsByDay,
+  '2026-11-28T1300-registrations-address-by-time': registrationsAddressByTime,
 };
 
 /** The migrations a database of this kind runs, by name. */
