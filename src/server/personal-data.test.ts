@@ -517,10 +517,15 @@ describeOnBackends('on $name', (backend) => {
     it('keeps an erased campaign’s name only where it was not one person’s alone, visits alike', async () => {
       const ahmed = { utm_source: 'sms', utm_campaign: 'ahmed-0501234567' };
       const ramadan = { utm_source: 'ads', utm_campaign: 'ramadan' };
+      const winter = { utm_source: 'tiktok', utm_campaign: 'winter' };
+      const general = { packageName: 'premium_reco' };
       const { databaseUrl } = await storedSignUps(backend, [
         { at: '2025-04-10T09:00:00.000Z', phone: '966500000001', ...premium42, utm: ahmed },
         { at: '2025-04-10T09:10:00.000Z', phone: '966500000002', ...premium42, utm: ramadan },
         { at: '2025-04-10T09:20:00.000Z', phone: '966500000003', ...premium42, utm: ramadan },
+        // Through a general link (no marketer), two people too.
+        { at: '2025-04-10T09:30:00.000Z', phone: '966500000004', ...general, utm: winter },
+        { at: '2025-04-10T09:40:00.000Z', phone: '966500000005', ...general, utm: winter },
       ]);
       const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
       onTestFinished(() => database.close());
@@ -538,12 +543,14 @@ describeOnBackends('on $name', (backend) => {
 
       await deleteSubmissions(database, { phone: '966500000001' });
       await deleteSubmissions(database, { phone: '966500000002' });
+      await deleteSubmissions(database, { phone: '966500000004' });
       const after = await campaigns();
       // His link named him: its visits and his lead, a client, count as other now.
       expect(after).not.toContain('ahmed');
       expect(after).toContain('(other),(other),3,2,1,0,50.0,0,0,1,0,100.0');
       // Two people signed up through ramadan: it keeps its name, one of them erased.
       expect(after).toContain('ads,ramadan,5,4,2,0,50.0,0,0,0,0,0.0');
+      expect(after).toMatch(/^tiktok,winter,0,0,2,/m);
     });
 
     it('--erase asks first: a no erases nothing, and without a terminal it needs --yes', async () => {
