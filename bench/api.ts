@@ -105,7 +105,7 @@ export function postgresDatabase(url: string): BenchDatabase {
  * Distinct valid sign-ups: a new phone number for every request of the run, spread over 97
  * marketers and every package, or (`oneLink`) all through marketer 42's link to one package.
  */
-export function signUps({ oneLink = false } = {}) {
+export function signUps({ oneLink = false, utm = false } = {}) {
   let count = 0;
   return (): RegistrationPayload => {
     count += 1;
@@ -117,6 +117,8 @@ export function signUps({ oneLink = false } = {}) {
       phone: `9665${String(count).padStart(8, '0')}`,
       notes: buildNotes({ packageName, marketingId }),
       marketing_id: marketingId,
+      // As a link shared with campaign parameters brings them, a campaign of 20 leads each.
+      ...(utm ? { utm_source: 'whatsapp', utm_campaign: `week-${Math.floor(count / 20)}` } : {}),
     };
   };
 }

@@ -6,7 +6,7 @@ import { median } from './lighthouse';
 import { solvedChallenges } from './solved-challenges';
 
 // `npm run bench:compare -- OTHER_DIST [THIS_DIST] [--one-link] [--altcha] [--one-at-a-time]
-// [--only DATABASE]`:
+// [--utm] [--only DATABASE]`:
 // sign-ups per second
 // of two builds of the server (another commit's `dist/`, checked out and built beside this one,
 // and this one's), on SQLite and on PostgreSQL (TEST_DATABASE_URL), taking turns A B A B A B so
@@ -21,6 +21,8 @@ import { solvedChallenges } from './solved-challenges';
 //               TRUST_PROXY), so that same_address flags none; the median answer of each run.
 //               With --one-link, after the warm-up's flood too: the time of a sign-up through a
 //               link that has taken thousands that day.
+//   --utm       each sign-up with campaign parameters (utm_source, utm_campaign), as a link
+//               shared with them brings.
 //   --only sqlite|postgres  one database, to repeat a run where the other is not in question.
 const { positionals, values: options } = parseArgs({
   allowPositionals: true,
@@ -28,13 +30,14 @@ const { positionals, values: options } = parseArgs({
     'one-link': { type: 'boolean' },
     altcha: { type: 'boolean' },
     'one-at-a-time': { type: 'boolean' },
+    utm: { type: 'boolean' },
     only: { type: 'string' },
   },
 });
 const [other, own = 'dist'] = positionals;
 if (other === undefined || ![undefined, 'sqlite', 'postgres'].includes(options.only)) {
   console.error(
-    'usage: npm run bench:compare -- OTHER_DIST [THIS_DIST] [--one-link] [--altcha] [--one-at-a-time] [--only sqlite|postgres]',
+    'usage: npm run bench:compare -- OTHER_DIST [THIS_DIST] [--one-link] [--altcha] [--one-at-a-time] [--utm] [--only sqlite|postgres]',
   );
   process.exit(2);
 }
@@ -64,6 +67,7 @@ const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice
 
 console.log(
   `workload: ${options['one-link'] ? 'one link' : '97 links'}, ALTCHA ${options.altcha ? 'on' : 'off'}` +
+    (options.utm ? ', campaign parameters' : '') +
     (options['one-at-a-time'] ? ', one sign-up at a time' : ''),
 );
 for (const database of databases) {
@@ -76,7 +80,7 @@ for (const database of databases) {
     for (const [name, distDir] of Object.entries(builds) as [keyof typeof builds, string][]) {
       const run = `${database.label}-${name}-${round}`;
       const measured = await withOurServer(database, run, distDir, scratch, env, async (server) => {
-        const next = signUps({ oneLink: options['one-link'] });
+        const next = signUps({ oneLink: options['one-link'], utm: options.utm });
         let sent = 0;
         const nextSignUp = options.altcha
           ? () => ({ ...next(), altcha: challenges[sent++] })
