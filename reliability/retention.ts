@@ -47,20 +47,26 @@ url.searchParams.set('options', `-c search_path=${schema}`);
 const env = { DATABASE_URL: url.href, LEADS_API_KEY: leadsKey };
 const day = 24 * 60 * 60 * 1000;
 
-/** Submissions past the limit, oldest first: every tenth a repeat of the one before. */
+/**
+ * Submissions past the limit, oldest first: every tenth a repeat of the one before; half with
+ * campaign parameters (500 campaigns of many people), and one in a thousand with a campaign of
+ * its own, which the deletion counts as "(other)" (docs/personal-data.md).
+ */
 async function fill() {
   const oldest = new Date(Date.now() - (retentionDays + 20) * day).toISOString();
   await admin.query(
     `insert into ${schema}.registrations
        (id, created_at, name, email, phone, notes, marketing_id, package_key, repeat_of,
-        privacy_url, privacy_version, channel, status)
+        privacy_url, privacy_version, channel, status, utm_source, utm_campaign)
      select 'old-' || i,
        to_char(($1::timestamptz + i * interval '1 second') at time zone 'UTC',
          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
        'x', null, '9665' || lpad((i - (i % 10 = 0)::int)::text, 8, '0'),
        'notes ' || ((i - (i % 10 = 0)::int) % 40), 'old-m' || ((i - (i % 10 = 0)::int) % 40),
        'premium_reco', case when i % 10 = 0 then 'old-' || (i - 1) end, '', '', 'api',
-       case when i % 10 = 0 then null else 'new' end
+       case when i % 10 = 0 then null else 'new' end,
+       case when i % 2 = 0 then 'whatsapp' end,
+       case when i % 1000 = 1 then 'person-' || i when i % 2 = 0 then 'week-' || (i % 500) end
      from generate_series(1, $2::int) as i`,
     [oldest, backlog],
   );
