@@ -6,7 +6,7 @@ import { median } from './lighthouse';
 import { solvedChallenges } from './solved-challenges';
 
 // `npm run bench:compare -- OTHER_DIST [THIS_DIST] [--one-link] [--altcha] [--one-at-a-time]
-// [--utm] [--only DATABASE]`:
+// [--utm] [--only DATABASE] [--rounds N]`:
 // sign-ups per second
 // of two builds of the server (another commit's `dist/`, checked out and built beside this one,
 // and this one's), on SQLite and on PostgreSQL (TEST_DATABASE_URL), taking turns A B A B A B so
@@ -24,6 +24,8 @@ import { solvedChallenges } from './solved-challenges';
 //   --utm       each sign-up with campaign parameters (utm_source, utm_campaign), as a link
 //               shared with them brings.
 //   --only sqlite|postgres  one database, to repeat a run where the other is not in question.
+//   --rounds N  N runs of each build rather than 3: a difference of a few per cent is told from
+//               the spread only over more of them.
 const { positionals, values: options } = parseArgs({
   allowPositionals: true,
   options: {
@@ -32,17 +34,23 @@ const { positionals, values: options } = parseArgs({
     'one-at-a-time': { type: 'boolean' },
     utm: { type: 'boolean' },
     only: { type: 'string' },
+    rounds: { type: 'string', default: '3' },
   },
 });
 const [other, own = 'dist'] = positionals;
-if (other === undefined || ![undefined, 'sqlite', 'postgres'].includes(options.only)) {
+const rounds = Number(options.rounds);
+if (
+  other === undefined ||
+  ![undefined, 'sqlite', 'postgres'].includes(options.only) ||
+  !Number.isInteger(rounds) ||
+  rounds < 1
+) {
   console.error(
-    'usage: npm run bench:compare -- OTHER_DIST [THIS_DIST] [--one-link] [--altcha] [--one-at-a-time] [--utm] [--only sqlite|postgres]',
+    'usage: npm run bench:compare -- OTHER_DIST [THIS_DIST] [--one-link] [--altcha] [--one-at-a-time] [--utm] [--only sqlite|postgres] [--rounds N]',
   );
   process.exit(2);
 }
 const builds = { before: resolve(other), after: resolve(own) };
-const rounds = 3;
 const warmUpSeconds = 2;
 const seconds = 10;
 // More than the fastest run answers in its warm-up and load together.
