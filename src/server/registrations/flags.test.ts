@@ -96,14 +96,16 @@ describeOnBackends('on $name, the flags of a new lead', (backend) => {
     // Another link at the same time is not part of this one's burst.
     await register(10, linkB, 3);
     const fourth = await register(3, linkA, 3);
-    // 10 minutes after the second: the window holds the third and fourth alone.
+    // Known past the threshold since the fourth: flagged without counting again.
+    const fifth = await register(5, linkA, 4);
+    // The window from 2.5 minutes on holds the fourth and fifth alone.
     const calm = await register(4, linkA, 12.5);
     // A general link has a burst of its own: three, then two more in one batch.
     for (const n of [20, 21, 22]) await register(n, {}, 20);
     const batch = await Promise.all([23, 24].map((n) => register(n, {}, 20)));
 
     expect(await flagged()).toEqual(
-      [fourth.id, ...batch.map((lead) => lead.id)].map((id) => `${id} burst`).sort(),
+      [fourth.id, fifth.id, ...batch.map((lead) => lead.id)].map((id) => `${id} burst`).sort(),
     );
     expect(await flagged()).not.toContain(`${calm.id} burst`);
   });

@@ -1,5 +1,12 @@
 import { createRequire } from 'node:module';
-import { sql, type AliasableExpression, type Expression, type Kysely } from 'kysely';
+import {
+  expressionBuilder,
+  sql,
+  type AliasableExpression,
+  type AliasedExpression,
+  type Expression,
+  type Kysely,
+} from 'kysely';
 import { textTable } from '../db/dialect';
 import type { LeadFlag, LeadFlagsTable, RegistrationsTable, Tables } from '../db/schema';
 
@@ -92,6 +99,8 @@ export interface FlagChecks {
 export function createFlagChecks(settings: FlagSettings): FlagChecks {
   const burstLinks = new Saturated();
   const sameAddressLinks = new Saturated();
+  const burstReads = groupReads(settings.burstLeads, 'open');
+  const sameAddressReads = groupReads(settings.sameAddressLeads, 'day');
   return {
     contestedSince: (at) => minus(at, settings.contestedDays * dayMs),
     storedContestedQuery: (trx, phone, marketer, since) =>
@@ -111,8 +120,8 @@ export function createFlagChecks(settings: FlagSettings): FlagChecks {
       const leads = checked.map(({ row }) => row);
       return [
         ...checked.flatMap((lead) => contested(lead, settings)),
-        ...(await burst(trx, leads, settings, burstLinks)),
-        ...(await sameAddress(trx, leads, settings, sameAddressLinks)),
+        ...(await burst(trx, leads, settings, burstLinks, burstReads)),
+        ...(await sameAddress(trx, leads, settings, sameAddressLinks, sameAddressReads)),
         ...leads.filter((lead) => isFast(lead, settings)).map((lead) => flag(lead, 'fast')),
         ...leads.filter(hasDisposableEmail).map((lead) => flag(lead, 'disposable_email')),
       ];
@@ -179,14 +188,24 @@ async function burst(
   leads: Row[],
   { burstLeads, burstMinutes }: FlagSettings,
   saturated: Saturated,
+  reads: GroupReads,
 ): Promise<LeadFlagRow[]> {
   const windowMs = burstMinutes * 60_000;
   const linkOf = (lead: Row) => JSON.stringify([lead.marketing_id, lead.package_key]);
-  return flagPastThreshold(trx, leads, burstLeads, 'burst', saturated, linkOf, (lead) => ({
-    marketingId: lead.marketing_id,
-    packageKey: lead.package_key,
-    from: minus(lead.created_at, windowMs),
-  }));
+  return flagPastThreshold(
+    trx,
+    leads,
+    burstLeads,
+    'burst',
+    saturated,
+    linkOf,
+    (lead) => ({
+      marketingId: lead.marketing_id,
+      packageKey: lead.package_key,
+      from: minus(lead.created_at, windowMs),
+    }),
+    reads,
+  );
 }
 
 /**
@@ -199,6 +218,7 @@ async function sameAddress(
   leads: Row[],
   { sameAddressLeads }: FlagSettings,
   saturated: Saturated,
+  reads: GroupReads,
 ): Promise<LeadFlagRow[]> {
   const dayOf = (lead: Row) => lead.created_at.slice(0, 10);
   const keyOf = (lead: Row) =>
@@ -217,6 +237,7 @@ async function sameAddress(
       from: dayOf(lead),
       to: new Date(Date.parse(dayOf(lead)) + dayMs).toISOString(),
     }),
+    reads,
   );
 }
 
@@ -247,6 +268,7 @@ async function flagPastThreshold(
   saturated: Saturated,
   keyOf: (lead: Row) => string,
   groupOf: (lead: Row) => Group,
+  reads: GroupReads,
 ): Promise<LeadFlagRow[]> {
   const groups = new Map<string, Group>();
   for (const lead of leads) {
@@ -257,11 +279,11 @@ async function flagPastThreshold(
   const unknown = [...groups].filter(([key, group]) => !saturated.has(key, group.from));
   const stored = new Map<string, number>();
   for (const [key, group] of groups) if (saturated.has(key, group.from)) stored.set(key, threshold);
-  const counts = await readGroups(trx, unknown, threshold, 'count');
+  const counts = await readGroups(trx, unknown, reads.count);
   for (const [key, count] of counts) stored.set(key, Number(count));
   // Newly past the threshold (once a window, for a link that stays busy): from when on.
   const full = unknown.filter(([key]) => Number(counts.get(key)) >= threshold);
-  for (const [key, oldest] of await readGroups(trx, full, threshold, 'oldest')) {
+  for (const [key, oldest] of await readGroups(trx, full, reads.oldest)) {
     if (oldest !== null) saturated.remember(key, String(oldest));
   }
   const flags: LeadFlagRow[] = [];
@@ -274,29 +296,94 @@ async function flagPastThreshold(
   return flags;
 }
 
+/** The columns readGroups sends of each group, as text ('' for none). */
+const groupColumns = [
+  'key',
+  'marketing_id',
+  'package_key',
+  'since',
+  'until',
+  'address_hash',
+] as const;
+const sentColumn = (name: (typeof groupColumns)[number]) => sql.ref<string>(`sent.${name}`);
+
+/** How readGroups reads a group's stored leads, by what it reads and whose link. */
+type GroupReads = Record<
+  'count' | 'oldest',
+  Record<'marketer' | 'general', AliasedExpression<number | string | null, 'value'>>
+>;
+
 /**
- * Of each group's stored leads, up to `threshold` of them (the newest, in a window without an
- * end), how many or the oldest: one statement for the groups of marketers' links, one for
- * those of general links (no marketer). Each group is read by a subquery run once per group
- * through the index that starts with marketing_id, or with address_hash, stopped at the
- * threshold: a union of one select a group would cost the planning of each.
+ * The subqueries of readGroups for a check: of a group's stored leads, up to `threshold` of them
+ * (the newest, in a window without an end; `until` and `address_hash` when `day`), how many or
+ * the oldest. Each runs once per group through the index that starts with marketing_id, or
+ * with address_hash, stopped at the threshold. Built once, not per batch: building them took a
+ * sign-up on SQLite longer than running them (docs/performance.md).
+ */
+function groupReads(threshold: number, window: 'open' | 'day'): GroupReads {
+  const tables = expressionBuilder<Tables>();
+  const leads = (general: boolean) => {
+    let query = tables
+      .selectFrom('registrations as lead')
+      .select('lead.created_at')
+      .where((w) =>
+        general
+          ? w('lead.marketing_id', 'is', null)
+          : w('lead.marketing_id', '=', sentColumn('marketing_id')),
+      )
+      // The package as '' for none: compared as a filter on the index's entries, on both
+      // databases alike, where a null would need each database's own "is not distinct from".
+      .where(
+        sql<string>`coalesce(${sql.ref('lead.package_key')}, '')`,
+        '=',
+        sentColumn('package_key'),
+      )
+      .where('lead.repeat_of', 'is', null)
+      .where('lead.created_at', '>', sentColumn('since'));
+    // A window without an end is read from its newest lead, backwards along the index.
+    query =
+      window === 'open'
+        ? query.orderBy('lead.created_at', 'desc')
+        : query
+            .where('lead.created_at', '<', sentColumn('until'))
+            .where('lead.address_hash', '=', sentColumn('address_hash'));
+    // A literal, not a parameter (the threshold is a setting): SQLite runs a statement whose
+    // subquery in FROM has a bound LIMIT some 50 µs slower each time (docs/performance.md).
+    return tables.selectFrom(query.limit(sql.lit(threshold)).as('found'));
+  };
+  const count = (general: boolean) =>
+    leads(general)
+      .select((c) => c.fn.countAll<number | string>().as('value'))
+      .$asScalar()
+      .as('value');
+  const oldest = (general: boolean) =>
+    leads(general)
+      .select((c) => c.fn.min<string | null>('found.created_at').as('value'))
+      .$asScalar()
+      .as('value');
+  return {
+    count: { marketer: count(false), general: count(true) },
+    oldest: { marketer: oldest(false), general: oldest(true) },
+  };
+}
+
+/**
+ * Of each group's stored leads, `read` (groupReads): one statement for the groups of
+ * marketers' links, one for those of general links (no marketer). A union of one select a group
+ * would cost the planning of each.
  */
 async function readGroups(
   trx: Kysely<Tables>,
   groups: [string, Group][],
-  threshold: number,
-  read: 'count' | 'oldest',
+  read: GroupReads['count' | 'oldest'],
 ): Promise<Map<string, number | string | null>> {
   const found = new Map<string, number | string | null>();
   for (const general of [false, true]) {
     const some = groups.filter(([, group]) => (group.marketingId === null) === general);
-    const [, first] = some[0] ?? [];
-    if (first === undefined) continue;
-    // The package as '' for none: compared as a filter on the index's entries, on both
-    // databases alike, where a null would need each database's own "is not distinct from".
+    if (some.length === 0) continue;
     const sent = textTable(
       trx,
-      ['key', 'marketing_id', 'package_key', 'since', 'until', 'address_hash'],
+      groupColumns,
       some.map(([key, group]) => [
         key,
         group.marketingId ?? '',
@@ -308,37 +395,7 @@ async function readGroups(
     ).as('sent');
     const rows = await trx
       .selectFrom(sent)
-      .select((eb) => {
-        let query = eb
-          .selectFrom('registrations as lead')
-          .select('lead.created_at')
-          .where((w) =>
-            general
-              ? w('lead.marketing_id', 'is', null)
-              : w('lead.marketing_id', '=', w.ref('sent.marketing_id')),
-          )
-          .where(
-            sql<string>`coalesce(${sql.ref('lead.package_key')}, '')`,
-            '=',
-            eb.ref('sent.package_key'),
-          )
-          .where('lead.repeat_of', 'is', null)
-          .whereRef('lead.created_at', '>', 'sent.since');
-        if (first.to !== undefined) query = query.whereRef('lead.created_at', '<', 'sent.until');
-        // A window without an end is read from its newest lead, backwards along the index.
-        query =
-          first.addressHash === undefined
-            ? query.orderBy('lead.created_at', 'desc')
-            : query.whereRef('lead.address_hash', '=', 'sent.address_hash');
-        const leads = eb.selectFrom(query.limit(threshold).as('found'));
-        return [
-          'sent.key',
-          (read === 'count'
-            ? leads.select((c) => c.fn.countAll<number | string>().as('value'))
-            : leads.select((c) => c.fn.min<string | null>('found.created_at').as('value'))
-          ).as('value'),
-        ];
-      })
+      .select(['sent.key', general ? read.general : read.marketer])
       .execute();
     for (const row of rows) found.set(row.key, row.value);
   }
