@@ -162,6 +162,12 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/** A test database that its test's app has migrated, and the next test may have once emptied. */
+interface ReusableTestDatabase extends TestDatabase {
+  /** Call once the app has migrated it: the schema's shape that later tests may reuse. */
+  migrated(): Promise<void>;
+}
+
 /** A unique name, for a PostgreSQL schema or a Redis key prefix. */
 export function uniqueName(prefix: string): string {
   return `${prefix}_${randomBytes(6).toString('hex')}`;
@@ -195,12 +201,25 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
     };
   }
 
+  const { schema, admin } = await createSchema();
+  return postgresTestDatabase(schema, admin, () => admin.end());
+}
+
+async function createSchema(): Promise<{ schema: string; admin: Client }> {
   if (testDatabaseUrl === undefined) throw new Error('TEST_DATABASE_URL is not set');
   const schema = uniqueName(testSchemaPrefix(inject('testRun')).slice(0, -1));
   const admin = new Client({ connectionString: testDatabaseUrl, connectionTimeoutMillis: 5_000 });
   await admin.connect();
   await admin.query(`create schema ${schema}`);
-  const url = new URL(testDatabaseUrl);
+  return { schema, admin };
+}
+
+function postgresTestDatabase(
+  schema: string,
+  admin: Client,
+  drop: () => Promise<void>,
+): TestDatabase {
+  const url = new URL(testDatabaseUrl ?? '');
   url.searchParams.set('options', `-c search_path=${schema}`);
   return {
     url: url.href,
@@ -223,7 +242,53 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
       return rows;
     },
     // The schema itself is dropped when the run ends (global-setup.ts).
-    drop: () => admin.end(),
+    drop,
+  };
+}
+
+// Migrating a new PostgreSQL schema takes half a second, and longer as a run's schemas pile up
+// (Kysely's migrator reads the tables of every schema): a second at a few hundred, in each of
+// the suite's 300 PostgreSQL tests. So the schemas of a file's apps are kept once their test is
+// over, emptied, for the file's next tests; one whose shape its test changed (a migration
+// forgotten, a trigger added) is not reused.
+const spareSchemas: { schema: string; admin: Client; shape: string }[] = [];
+
+/** The schema's tables, indexes, functions, triggers and migrations run, as one string. */
+async function schemaShape(admin: Client, schema: string): Promise<string> {
+  const { rows } = await admin.query<{ shape: string }>(
+    `select string_agg(name, ',' order by name) as shape from (
+       select relname as name from pg_class where relnamespace = $1::regnamespace
+       union all select proname from pg_proc where pronamespace = $1::regnamespace
+       union all select tgname from pg_trigger join pg_class on pg_class.oid = tgrelid
+         where relnamespace = $1::regnamespace
+       union all select name from ${schema}.kysely_migration
+     ) as objects`,
+    [schema],
+  );
+  return rows[0]?.shape ?? '';
+}
+
+async function reusableTestDatabase(kind: DatabaseKind): Promise<ReusableTestDatabase> {
+  if (kind === 'sqlite') return { ...(await createTestDatabase(kind)), migrated: async () => {} };
+  const { schema, admin, shape } = spareSchemas.pop() ?? { ...(await createSchema()), shape: '' };
+  let migratedShape = shape;
+  const database = postgresTestDatabase(schema, admin, async () => {
+    if (migratedShape === '' || (await schemaShape(admin, schema)) !== migratedShape) {
+      await admin.end();
+      return;
+    }
+    const { rows } = await admin.query<{ name: string }>(
+      "select tablename as name from pg_tables where schemaname = $1 and tablename not like 'kysely%'",
+      [schema],
+    );
+    await admin.query(`truncate ${rows.map(({ name }) => `${schema}.${name}`).join(', ')}`);
+    spareSchemas.push({ schema, admin, shape: migratedShape });
+  });
+  return {
+    ...database,
+    async migrated() {
+      if (migratedShape === '') migratedShape = await schemaShape(admin, schema);
+    },
   };
 }
 
@@ -249,7 +314,7 @@ export async function buildTestApp(
   } = {},
 ) {
   const dir = await mkdtemp(join(tmpdir(), 'tasjeel-server-'));
-  const database = await createTestDatabase(backend.database);
+  const database = await reusableTestDatabase(backend.database);
   // Hooks run last-registered first: the app closes before its database is dropped.
   onTestFinished(async () => {
     await database.drop();
@@ -277,6 +342,10 @@ export async function buildTestApp(
   };
   const { app, services } = await buildApp(config, { logger: { stream }, ...buildOptions });
   onTestFinished(() => app.close());
+  // Unless the app was pointed at another database, or at this one through a proxy.
+  if (overrides?.database === undefined && rewriteDatabaseUrl(database.url) === database.url) {
+    await database.migrated();
+  }
 
   return {
     app,
