@@ -250,14 +250,17 @@ function postgresTestDatabase(
 // (Kysely's migrator reads the tables of every schema): a second at a few hundred, in each of
 // the suite's 300 PostgreSQL tests. So the schemas of a file's apps are kept once their test is
 // over, emptied, for the file's next tests; one whose shape its test changed (a migration
-// forgotten, a trigger added) is not reused.
+// forgotten, a trigger or a column added) is not reused.
 const spareSchemas: { schema: string; admin: Client; shape: string }[] = [];
 
-/** The schema's tables, indexes, functions, triggers and migrations run, as one string. */
+/** The schema's tables, columns, indexes, functions, triggers and migrations, as one string. */
 async function schemaShape(admin: Client, schema: string): Promise<string> {
   const { rows } = await admin.query<{ shape: string }>(
     `select string_agg(name, ',' order by name) as shape from (
        select relname as name from pg_class where relnamespace = $1::regnamespace
+       union all select relname || '.' || attname || ' ' || format_type(atttypid, atttypmod)
+         from pg_attribute join pg_class on pg_class.oid = attrelid
+         where relnamespace = $1::regnamespace and attnum > 0 and not attisdropped
        union all select proname from pg_proc where pronamespace = $1::regnamespace
        union all select tgname from pg_trigger join pg_class on pg_class.oid = tgrelid
          where relnamespace = $1::regnamespace
