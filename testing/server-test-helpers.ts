@@ -206,12 +206,16 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
 }
 
 async function createSchema(): Promise<{ schema: string; admin: Client }> {
-  if (testDatabaseUrl === undefined) throw new Error('TEST_DATABASE_URL is not set');
   const schema = uniqueName(testSchemaPrefix(inject('testRun')).slice(0, -1));
-  const admin = new Client({ connectionString: testDatabaseUrl, connectionTimeoutMillis: 5_000 });
+  const admin = new Client({ connectionString: postgresUrl(), connectionTimeoutMillis: 5_000 });
   await admin.connect();
   await admin.query(`create schema ${schema}`);
   return { schema, admin };
+}
+
+function postgresUrl(): string {
+  if (testDatabaseUrl === undefined) throw new Error('TEST_DATABASE_URL is not set');
+  return testDatabaseUrl;
 }
 
 function postgresTestDatabase(
@@ -219,7 +223,7 @@ function postgresTestDatabase(
   admin: Client,
   drop: () => Promise<void>,
 ): TestDatabase {
-  const url = new URL(testDatabaseUrl ?? '');
+  const url = new URL(postgresUrl());
   url.searchParams.set('options', `-c search_path=${schema}`);
   return {
     url: url.href,
@@ -248,7 +252,7 @@ function postgresTestDatabase(
 
 // Migrating a new PostgreSQL schema takes half a second, and longer as a run's schemas pile up
 // (Kysely's migrator reads the tables of every schema): a second at a few hundred, in each of
-// the suite's 300 PostgreSQL tests. So the schemas of a file's apps are kept once their test is
+// the suite's 320 PostgreSQL tests. So the schemas of a file's apps are kept once their test is
 // over, emptied, for the file's next tests; one whose shape its test changed (a migration
 // forgotten, a trigger or a column added) is not reused.
 const spareSchemas: { schema: string; admin: Client; shape: string }[] = [];
