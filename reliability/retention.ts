@@ -46,6 +46,7 @@ const url = new URL(databaseUrl);
 url.searchParams.set('options', `-c search_path=${schema}`);
 const env = { DATABASE_URL: url.href, LEADS_API_KEY: leadsKey };
 const day = 24 * 60 * 60 * 1000;
+const cutoff = () => new Date(Date.now() - retentionDays * day).toISOString();
 
 /**
  * Submissions past the limit, oldest first: every tenth a repeat of the one before; half with
@@ -92,12 +93,25 @@ async function counts() {
 }
 
 async function pastTheLimit(): Promise<number> {
-  const cutoff = new Date(Date.now() - retentionDays * day).toISOString();
   const { rows } = await admin.query<{ n: string }>(
     `select count(*) as n from ${schema}.registrations where created_at < $1`,
-    [cutoff],
+    [cutoff()],
   );
   return Number(rows[0]!.n);
+}
+
+/**
+ * The oldest submission past the limit, or undefined once none is left: one entry of the index
+ * on created_at and id, which every chunk deletes from the oldest. Read every 50 ms, where a
+ * count of the 1,000,000 rows would take longer than the wait it measures, and compete with the
+ * deletion for the same two cores.
+ */
+async function oldestPastTheLimit(): Promise<string | undefined> {
+  const { rows } = await admin.query<{ id: string }>(
+    `select id from ${schema}.registrations where created_at < $1 order by created_at, id limit 1`,
+    [cutoff()],
+  );
+  return rows[0]?.id;
 }
 
 // The schema first, by a server without RETENTION_DAYS.
@@ -153,15 +167,16 @@ if (server !== undefined) {
     }
   })();
   const total = await pastTheLimit();
+  const oldest = await oldestPastTheLimit();
   while (performance.now() - startedAt < deletedWithinMs) {
-    const left = await pastTheLimit();
     const now = performance.now() - startedAt;
-    if (firstDeletedMs === undefined && left < total) firstDeletedMs = now;
-    if (left === 0) {
+    const left = await oldestPastTheLimit();
+    if (firstDeletedMs === undefined && left !== oldest) firstDeletedMs = now;
+    if (left === undefined) {
       allDeletedMs = now;
       break;
     }
-    await sleep(250);
+    await sleep(50);
   }
   running = false;
   await traffic;
