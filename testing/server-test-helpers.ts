@@ -8,6 +8,7 @@ import { Client } from 'pg';
 import { describe, inject, onTestFinished } from 'vitest';
 import { compressDirectory } from '../scripts/compress';
 import { testSchemaPrefix } from './global-setup';
+import { expectKeptCountsLive } from './kept-counts';
 import { ar } from '../src/domain/catalogue';
 import { basePath } from '../src/domain/links';
 import type { Brand, FormState } from '../src/domain/render-contract';
@@ -348,6 +349,8 @@ export async function buildTestApp(
     ...overrides,
   };
   const { app, services } = await buildApp(config, { logger: { stream }, ...buildOptions });
+  const now = buildOptions.now ?? (() => new Date());
+  app.addHook('preClose', () => expectKeptCountsLive(services.database, now()));
   onTestFinished(() => app.close());
   // Unless the app was pointed at another database, or at this one through a proxy.
   if (overrides?.database === undefined && rewriteDatabaseUrl(database.url) === database.url) {

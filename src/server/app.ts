@@ -13,6 +13,8 @@ import {
   refuseUnparsable,
   refuseUnroutable,
 } from './plugins/error-handling';
+import { createCountKeeper } from './count-rollups';
+import { countKeepingPlugin } from './plugins/count-keeping';
 import { leadsPlugin } from './plugins/leads';
 import { loadSheddingPlugin } from './plugins/load-shedding';
 import { statsPlugin } from './plugins/stats';
@@ -157,6 +159,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   // /api/program/leads/:id/review, only with MARKETER_AUTH_*: same origin
   // only, so outside the API's CORS
   if (config.marketerAuth !== undefined) {
+    await app.register(countKeepingPlugin, {
+      keeper: createCountKeeper(database),
+      now,
+      onError: (error) =>
+        app.log.warn({ err: error }, "the programme's finished days could not be kept"),
+    });
     await app.register(statsPlugin, {
       prefix: '/api',
       config: config.marketerAuth,

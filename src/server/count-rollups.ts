@@ -1,42 +1,53 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { sql, type Kysely } from 'kysely';
+import { campaignsPerLinkDay } from './campaigns';
 import {
   addUpCounts,
   countAll,
   countColumns,
   countKeys,
+  countRules,
   type Count,
   type CountKey,
   type Counts,
 } from './counts';
-import { refreshStatistics, writeTransaction } from './db/dialect';
+import { withKeepingLock, writeTransaction } from './db/dialect';
+import { migrationNames } from './db/migrate';
 import type { CountRollupsTable, Database, Tables } from './db/schema';
 
 // The programme's page counts a whole period four ways; read live, a million sign-ups take
-// seconds (docs/performance.md). A finished day's counts change only when something changes what
-// they counted — a lead's status, a decision on its credit, an erasure or retention — and each
-// of those says so in its own transaction (countsChanged). So each finished day is counted by
-// countAll, kept by the keys asked, and counted again only after a change: the count is still
-// countAll, only kept. Today is always counted live. A finished week whose seven days are kept
-// is kept as well, as their sum, so that a period reads a row a key for each whole week in it.
+// seconds (docs/performance.md). A finished day's counts change only when something writes one
+// of the rows they count, and every such write marks its day in count_day_changes, in its own
+// transaction (the triggers of the migration count-day-triggers). So the keeper, in the
+// background, counts each finished day once by every key, projects that count onto the keys the
+// page asks for, and keeps the rows; a day is counted again only after a write marked it. A
+// request only reads: the days kept as they are now from count_rollups, the others and today
+// live, all in one read transaction on the counts' own connection (docs/architecture.md).
+
+/** The keys the programme's page counts by: the ones kept. */
+export const keptKeys = [
+  ['day'],
+  ['marketing_id'],
+  ['utm_source', 'utm_campaign'],
+  ['package_key'],
+] as const satisfies readonly (readonly CountKey[])[];
 
 /**
- * The count rule the kept days were counted by: a change to what countAll counts changes it, and
- * every kept day is then counted again.
+ * What the kept rows were counted by: the code of the count (counts.ts) and of this module as
+ * they run (built, the chunk that holds them), the campaigns' limits and the database's
+ * migrations. A change to any forgets every kept day, with nothing to remember.
  */
-const rollupVersion = '2026-11-27';
-
-/** A change that may touch any day (a campaign renamed on every day by an erasure). */
-const everyDay = '*';
-
-/**
- * Taken by a transaction that writes kept days, and by a deletion, which may forget them all:
- * the two take turns, so that no day counted before a deletion is kept after it.
- */
-export const countRollupsLock = 'count-rollups';
+const rulesVersion = createHash('sha256')
+  .update(countRules)
+  .update(readFileSync(new URL(import.meta.url)))
+  .update(JSON.stringify([keptKeys, campaignsPerLinkDay, migrationNames]))
+  .digest('hex')
+  .slice(0, 16);
 
 /**
- * A day is finished this long after it ends: a sign-up commits within seconds of the time it
- * came (its statements' time-outs are 5 s), a visit within a second of its day.
+ * A day is final this long after it ends: a write to it later is marked by its trigger as any
+ * other, but one that had begun before the day ended may commit a little after it.
  */
 const settlingMs = 60_000;
 
@@ -47,15 +58,20 @@ const keptDays = 100;
 const weekly = (name: string) => `${name} weekly`;
 const weekDays = 7;
 
-/** Days counted in one statement, at most, as they are kept. */
-const daysPerCount = 10;
+/**
+ * Kept rows written in one transaction, at most: on SQLite the main thread writes them, some
+ * milliseconds a thousand, while sign-ups wait for the write lock.
+ */
+const rowsPerTransaction = 1_000;
 
-/** Kept rows written in one transaction, at most (a day's are never split). */
-const rowsPerTransaction = 10_000;
+/** A mark of a day being counted: the triggers mark its writes, no reader takes it as kept. */
+const counting = { version: '', changes: -1 };
 
 const day = (time: number) => new Date(time).toISOString().slice(0, 10);
+const dayAfterDays = (date: string, days: number) =>
+  day(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000);
 /** The UTC day after `date` (YYYY-MM-DD). */
-export const dayAfter = (date: string) => day(Date.parse(`${date}T00:00:00Z`) + 86_400_000);
+export const dayAfter = (date: string) => dayAfterDays(date, 1);
 
 /** The days from `since` to before `until`, in order. */
 function daysFrom(since: string, until: string): string[] {
@@ -72,202 +88,154 @@ function weeksFrom(since: string, until: string): string[][] {
     .filter((week) => week.length === weekDays && new Date(week[0]!).getUTCDay() === 1);
 }
 
-/** Each day's changes, as read from count_day_changes: its own and those of every day. */
-function changesAsOf(rows: { day: string; changes: number | string }[]) {
-  const changes = new Map(rows.map((row) => [row.day, Number(row.changes)]));
-  return (date: string) => (changes.get(everyDay) ?? 0) + (changes.get(date) ?? 0);
-}
-
-/** What a week is kept as of: its days' changes added up, which move whenever one does. */
-const weekChanges = (week: readonly string[], changesOf: (date: string) => number) =>
-  week.reduce((sum, date) => sum + changesOf(date), 0);
-
-/** Days (in order) as runs of consecutive days, each of `most` days at most. */
-function runsOf(days: readonly string[], most: number): string[][] {
+/** Days (in order) as runs of consecutive days. */
+function runsOf(days: readonly string[]): string[][] {
   const runs: string[][] = [];
   for (const date of days) {
     const run = runs.at(-1);
-    if (run !== undefined && run.length < most && dayAfter(run.at(-1)!) === date) run.push(date);
+    if (run !== undefined && dayAfter(run.at(-1)!) === date) run.push(date);
     else runs.push([date]);
   }
   return runs;
 }
 
+/** Each day's changes as read; a week's are its days' added up, which move whenever one does. */
+async function changesOf(db: Kysely<Tables>, days: readonly string[]) {
+  const rows =
+    days.length === 0
+      ? []
+      : await db
+          .selectFrom('count_day_changes')
+          .select(['day', 'changes'])
+          .where('day', '>=', days[0]!)
+          .where('day', '<=', days.at(-1)!)
+          .execute();
+  const changes = new Map(rows.map((row) => [row.day, Number(row.changes)]));
+  return (date: string | readonly string[]) =>
+    typeof date === 'string'
+      ? (changes.get(date) ?? 0)
+      : date.reduce((sum, one) => sum + (changes.get(one) ?? 0), 0);
+}
+type Changes = Awaited<ReturnType<typeof changesOf>>;
+
+/** The `by` names of what is kept: each key's days, and its weeks when it has no day. */
+const keptNames = () =>
+  keptKeys.flatMap((keys) =>
+    (keys as readonly CountKey[]).includes('day')
+      ? [keys.join(',')]
+      : [keys.join(','), weekly(keys.join(','))],
+  );
+
+/** Which of `by`'s days (or weeks, by their Monday) from `since` to before `until` are kept as they are now. */
+async function keptAsNow(
+  db: Kysely<Tables>,
+  names: readonly string[],
+  since: string,
+  until: string,
+  changes: Changes,
+): Promise<Set<string>> {
+  const weekOf = (monday: string) => daysFrom(monday, dayAfterDays(monday, weekDays));
+  const marks = await db
+    .selectFrom('count_rollup_days')
+    .select(['by', 'day', 'version', 'changes'])
+    .where('by', 'in', [...names])
+    .where('day', '>=', since)
+    .where('day', '<', until)
+    .execute();
+  return new Set(
+    marks
+      .filter(
+        (mark) =>
+          mark.version === rulesVersion &&
+          Number(mark.changes) ===
+            (mark.by.endsWith(' weekly') ? changes(weekOf(mark.day)) : changes(mark.day)),
+      )
+      .map((mark) => `${mark.by}|${mark.day}`),
+  );
+}
+
 /**
- * Says, in the transaction that changes them, that the counts of these UTC days (YYYY-MM-DD)
- * changed: they are counted again when next asked for. Every day: what was kept is forgotten
- * at once (an erased person's own campaign must not stay named in a kept day that no period
- * asks for again); the transaction holds countRollupsLock.
+ * Forgets at once the kept rows that name a campaign (an erased person's own, renamed
+ * otherCampaign in the erasure's transaction): the renaming marked their days, which are
+ * counted again without it.
  */
-export async function countsChanged(
+export async function forgetCampaign(
   trx: Kysely<Tables>,
-  days: readonly string[] | 'every day',
+  source: string,
+  campaign: string,
 ): Promise<void> {
-  const changed = days === 'every day' ? [everyDay] : [...new Set(days)].sort();
-  if (changed.length === 0) return;
-  if (days === 'every day') {
-    await trx.deleteFrom('count_rollups').execute();
-    await trx.deleteFrom('count_rollup_days').execute();
-  }
+  const name = ['utm_source', 'utm_campaign'].join(',');
   await trx
-    .insertInto('count_day_changes')
-    .values(changed.map((changedDay) => ({ day: changedDay, changes: 1 })))
-    .onConflict((oc) =>
-      oc.column('day').doUpdateSet((eb) => ({
-        changes: eb(eb.ref('count_day_changes.changes'), '+', 1),
-      })),
-    )
+    .deleteFrom('count_rollups')
+    .where('by', 'in', [name, weekly(name)])
+    .where('utm_source', '=', source)
+    .where('utm_campaign', '=', campaign)
     .execute();
 }
 
-/** The programme's counts over periods that end today, the finished days kept. */
+/** The programme's counts over periods that end today, the finished days as kept. */
 export interface CountPeriods {
   /**
-   * countAll(db, by, { since }), `since` a UTC day: the finished days as kept and today live;
-   * the days not kept as they are now (changed since, or never kept) live too, and counted and
-   * kept meanwhile, for the next answers: a lead's status changed by the CRM costs the next
-   * answer a count of its day, not of the whole period.
+   * countAll(reads, by, { since }), `since` a UTC day: the finished days as kept, those not kept
+   * as they are now (changed since, or not kept yet) and today counted live; one read
+   * transaction, so that a day kept or changed meanwhile is read one way.
    */
   count<K extends CountKey>(by: readonly K[], since: string, now: Date): Promise<Count<K>[]>;
-  /** Stops keeping days: waits for the run of days being counted and written. */
-  close(): Promise<void>;
 }
 
-export function createCountPeriods(
-  database: Database,
-  onError: (error: unknown) => void,
-): CountPeriods {
-  const { db } = database;
-  // The keys whose days are being kept, and their keepings queued one after the other: the
-  // answers counted meanwhile share the database with one keeping at most.
-  const keeping = new Set<string>();
-  let queued = Promise.resolve();
-  let closed = false;
-
+export function createCountPeriods(database: Database): CountPeriods {
   return {
-    async count<K extends CountKey>(
-      by: readonly K[],
-      since: string,
-      now: Date,
-    ): Promise<Count<K>[]> {
-      const live = day(now.getTime() - settlingMs);
-      if (since >= live) return countAll(db, by, { since });
-      const keys = countKeys.filter((key) => (by as readonly CountKey[]).includes(key));
-      const name = keys.join(',');
-      const unkept = await daysToKeep(db, keys, since, live);
-      // The weeks kept as they are now are read a row a key, the other days kept a row a key
-      // and day; the days not kept as they are now (after a change, or all of them after a
-      // deploy) are counted live, each run of them in one count; today live.
-      const inWeeks = new Set(unkept.keptWeeks.flat());
-      const [weeks, days, ...counted] = await Promise.all([
-        readKept(
-          db,
-          keys,
-          weekly(name),
-          unkept.keptWeeks.map((week) => week[0]!),
-        ),
-        readKept(
-          db,
-          keys,
-          name,
-          daysFrom(since, live).filter((date) => !inWeeks.has(date) && !unkept.days.includes(date)),
-        ),
-        ...runsOf(unkept.days, Infinity).map((run) =>
-          countAll(db, by, { since: run[0], until: dayAfter(run.at(-1)!) }),
-        ),
-        // Bounded on both sides, the day's rows are read by range (nothing is later than today).
-        countAll(db, by, { since: live, until: dayAfter(day(now.getTime())) }),
-      ]);
-      // Once counted: the run would otherwise slow this answer down.
-      const toKeep = unkept.days.length > 0 || unkept.weeks.length > 0;
-      if (toKeep && !closed && !keeping.has(name)) {
-        keeping.add(name);
-        queued = queued
-          .then(() => keep(database, keys, name, unkept, now, () => closed))
-          .catch(onError)
-          .finally(() => keeping.delete(name));
-      }
-      return addUpCounts(
-        [
-          ...weeks,
-          ...days,
-          // countAll's null for none, as kept: ''.
-          ...counted.flat().map((row) => {
-            const group: Record<string, string | number | null> = { ...row };
-            for (const key of keys) group[key] ??= '';
-            return group as Record<CountKey, string> & Counts;
-          }),
-        ],
-        by,
-      );
-    },
-
-    async close() {
-      closed = true;
-      await queued;
+    count<K extends CountKey>(by: readonly K[], since: string, now: Date) {
+      return database.reads
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .execute((trx) => countPeriod(trx, by, since, now));
     },
   };
 }
 
-/**
- * The finished days not kept as they are now, the whole weeks kept as they are now and those
- * not, and each day's changes as read.
- */
-interface Unkept {
-  days: string[];
-  keptWeeks: string[][];
-  weeks: string[][];
-  changesOf: (date: string) => number;
-}
-
-/**
- * The days from `since` to `until` whose kept counts are missing, or older than their changes
- * or the count rule; and the weeks, by keys without the day. The changes are read before the
- * days are counted: a change committed meanwhile leaves a day kept as older than it is, so it
- * is counted again, never the other way.
- */
-async function daysToKeep(
-  db: Kysely<Tables>,
-  keys: readonly CountKey[],
+async function countPeriod<K extends CountKey>(
+  trx: Kysely<Tables>,
+  by: readonly K[],
   since: string,
-  until: string,
-): Promise<Unkept> {
+  now: Date,
+): Promise<Count<K>[]> {
+  const live = day(now.getTime() - settlingMs);
+  const today = { since: live, until: dayAfter(day(now.getTime())) };
+  if (since >= live) return countAll(trx, by, { since });
+  const keys = countKeys.filter((key) => (by as readonly CountKey[]).includes(key));
   const name = keys.join(',');
-  const [changes, kept] = await Promise.all([
-    db
-      .selectFrom('count_day_changes')
-      .select(['day', 'changes'])
-      .where((eb) =>
-        eb.or([eb('day', '=', everyDay), eb.and([eb('day', '>=', since), eb('day', '<', until)])]),
-      )
-      .execute(),
-    db
-      .selectFrom('count_rollup_days')
-      .select(['by', 'day', 'version', 'changes'])
-      .where('by', 'in', [name, weekly(name)])
-      .where('day', '>=', since)
-      .where('day', '<', until)
-      .execute(),
-  ]);
-  const changesOf = changesAsOf(changes);
-  const keptOf = new Map(kept.map((row) => [`${row.by}|${row.day}`, row]));
-  const isKept = (by: string, date: string, changes: number) => {
-    const held = keptOf.get(`${by}|${date}`);
-    return held?.version === rollupVersion && Number(held.changes) === changes;
-  };
-  // A count by day keeps its days alone: a week's row would be one day of the chart.
-  const weeks = keys.includes('day') ? [] : weeksFrom(since, until);
-  const weekKept = (week: string[]) => isKept(weekly(name), week[0]!, weekChanges(week, changesOf));
-  const keptWeeks = weeks.filter(weekKept);
-  const inKeptWeeks = new Set(keptWeeks.flat());
-  return {
-    days: daysFrom(since, until).filter(
-      (date) => !inKeptWeeks.has(date) && !isKept(name, date, changesOf(date)),
-    ),
-    keptWeeks,
-    weeks: weeks.filter((week) => !weekKept(week)),
-    changesOf,
-  };
+  const days = daysFrom(since, live);
+  const changes = await changesOf(trx, days);
+  const kept = await keptAsNow(trx, [name, weekly(name)], since, live, changes);
+  // A count by day is kept by days alone: a week's row would be one day of the chart.
+  const weeks = keys.includes('day')
+    ? []
+    : weeksFrom(since, live).filter((week) => kept.has(`${weekly(name)}|${week[0]}`));
+  const inWeeks = new Set(weeks.flat());
+  const keptDays = days.filter((date) => !inWeeks.has(date) && kept.has(`${name}|${date}`));
+  const unkept = days.filter((date) => !inWeeks.has(date) && !kept.has(`${name}|${date}`));
+  const rows: Parameters<typeof addUpCounts>[0] = [
+    ...(await readKept(
+      trx,
+      keys,
+      weekly(name),
+      weeks.map((week) => week[0]!),
+    )),
+    ...(await readKept(trx, keys, name, keptDays)),
+  ];
+  for (const run of [...runsOf(unkept), [today.since]]) {
+    const until = run[0] === today.since ? today.until : dayAfter(run.at(-1)!);
+    for (const row of await countAll(trx, by, { since: run[0], until })) rows.push(asKept(row));
+  }
+  return addUpCounts(rows, by);
+}
+
+/** A row of countAll as kept: '' for a key's none, where countAll has null. */
+function asKept(row: Count<CountKey> | Count<never>) {
+  const kept: Record<string, string | number | null> = { ...row };
+  for (const key of countKeys) if (key in kept) kept[key] ??= '';
+  return kept as Partial<Record<CountKey, string>> & Counts;
 }
 
 /** The kept rows of `by` (a key's days, or its weeks) on the days given, added up by `keys`. */
@@ -286,182 +254,288 @@ async function readKept(db: Kysely<Tables>, keys: readonly CountKey[], by: strin
 }
 
 /**
- * Counts and keeps, by `keys`, the days given, a run of up to daysPerCount days a count
- * (within PostgreSQL's statement time-out, and on SQLite a short wait for the requests between
- * two counts); a day changed while it was counted is left unkept, for the next run.
+ * One day's count by every key, projected onto the kept keys: the rows each is kept as ('' for
+ * a key's none), the counts added up as countAll adds them.
  */
-async function keep(
+function project(counted: Count<CountKey>[], date: string): CountRollupsTable[] {
+  const rows = counted.map(asKept);
+  return keptKeys.flatMap((keys) => {
+    const name = keys.join(',');
+    return addUpCounts(rows, keys)
+      .filter((row) => countColumns.some((column) => row[column] > 0))
+      .map((row) => {
+        const kept = {
+          by: name,
+          day: date,
+          marketing_id: '',
+          package_key: '',
+          utm_source: '',
+          utm_campaign: '',
+        } as CountRollupsTable;
+        for (const key of keys) if (key !== 'day') kept[key] = row[key] ?? '';
+        for (const column of countColumns) kept[column] = row[column];
+        return kept;
+      });
+  });
+}
+
+/** Keeps the finished days in the background (plugins/count-keeping.ts runs it). */
+export interface CountKeeper {
+  /**
+   * Counts and keeps every finished day of the last keptDays that is not kept as it is now, and
+   * their weeks; the days kept are those of one instance at a time (on PostgreSQL: the others
+   * find the lock taken and do nothing). Resolves when done, or when the keeper is stopped.
+   */
+  keep(now: Date): Promise<void>;
+  /** Stops after the day being kept. */
+  stop(): void;
+}
+
+export function createCountKeeper(database: Database): CountKeeper {
+  let stopped = false;
+  return {
+    keep: (now) => withKeepingLock(database, (reads) => keepDays(database, reads, now, () => stopped)),
+    stop() {
+      stopped = true;
+    },
+  };
+}
+
+async function keepDays(
   database: Database,
-  keys: readonly CountKey[],
-  name: string,
-  { days, weeks, changesOf }: Unkept,
+  reads: Kysely<Tables>,
   now: Date,
   stopped: () => boolean,
 ): Promise<void> {
-  let written = 0;
-  for (const span of runsOf(days, daysPerCount)) {
-    // The server is closing: what is kept so far stays, the rest waits for the next run.
+  const since = day(now.getTime() - keptDays * 86_400_000);
+  const until = day(now.getTime() - settlingMs);
+  const days = daysFrom(since, until);
+  const names = keptNames();
+  const dayNames = keptKeys.map((keys) => keys.join(','));
+  const kept = await keptAsNow(reads, names, since, until, await changesOf(reads, days));
+  const unkept = days.filter((date) => dayNames.some((name) => !kept.has(`${name}|${date}`)));
+  const weeks = weeksFrom(since, until).filter((week) =>
+    names.some((name) => name.endsWith(' weekly') && !kept.has(`${name}|${week[0]}`)),
+  );
+  if (unkept.length > 0) await markCounting(database, unkept);
+  // A day with nothing stored is kept with no rows, with the others in one transaction.
+  const changes = await changesOf(reads, days);
+  const empty = await withoutRows(reads, unkept);
+  const emptyWeeks = weeks.filter((week) => week.every((date) => empty.has(date)));
+  await storeEmpty(database, [...empty], emptyWeeks, changes);
+  // Newest first: the days every period asks for.
+  for (const date of unkept.filter((one) => !empty.has(one)).reverse()) {
     if (stopped()) return;
-    const counted = await countAll(
-      database.db,
-      countKeys.filter((key) => key === 'day' || keys.includes(key)),
-      { since: span[0], until: dayAfter(span.at(-1)!) },
-    );
-    const rowsOf = new Map<string, CountRollupsTable[]>(span.map((date) => [date, []]));
-    for (const row of counted) {
-      rowsOf.get(row.day!)?.push({
-        by: name,
-        marketing_id: '',
-        package_key: '',
-        utm_source: '',
-        utm_campaign: '',
-        ...Object.fromEntries(keys.map((key) => [key, row[key] ?? ''])),
-        day: row.day!,
-        ...Object.fromEntries(countColumns.map((column) => [column, row[column]])),
-      } as CountRollupsTable);
-    }
-    await store(database, name, span, rowsOf, changesOf);
-    written += counted.length;
+    await keepDay(database, reads, date);
   }
-  for (const week of weeks) {
+  for (const week of weeks.filter((one) => !emptyWeeks.includes(one))) {
     if (stopped()) return;
-    written += await storeWeek(database, name, week);
+    await keepWeek(database, reads, week);
   }
-  const oldest = day(now.getTime() - keptDays * 86_400_000);
-  await writeTransaction(database, [countRollupsLock], async (trx) => {
-    await trx.deleteFrom('count_rollups').where('day', '<', oldest).execute();
-    await trx.deleteFrom('count_rollup_days').where('day', '<', oldest).execute();
-    await trx
-      .deleteFrom('count_day_changes')
-      .where('day', '<', oldest)
-      .where('day', '<>', everyDay)
-      .execute();
+  await writeTransaction(database, [], async (trx) => {
+    await trx.deleteFrom('count_rollups').where('day', '<', since).execute();
+    await trx.deleteFrom('count_rollup_days').where('day', '<', since).execute();
+    await trx.deleteFrom('count_day_changes').where('day', '<', since).execute();
   });
-  // A day counted again after a change leaves the statistics as they were; a first filling
-  // does not (and costs an analysis of the whole table, a tenth of a second at a million leads).
-  if (written >= rowsPerTransaction) await refreshStatistics(database, 'count_rollups');
 }
 
-/** Writes the days' rows, some thousands a transaction, those whose changes are as counted. */
-async function store(
-  database: Database,
-  name: string,
-  days: string[],
-  rowsOf: Map<string, CountRollupsTable[]>,
-  changesOf: (date: string) => number,
-): Promise<void> {
-  const batches: string[][] = [[]];
-  let batchRows = 0;
-  for (const date of days) {
-    const rows = rowsOf.get(date)?.length ?? 0;
-    if (batchRows > 0 && batchRows + rows > rowsPerTransaction) {
-      batches.push([]);
-      batchRows = 0;
-    }
-    batches.at(-1)!.push(date);
-    batchRows += rows;
-  }
-  for (const batch of batches) {
-    await writeTransaction(database, [countRollupsLock], async (trx) => {
-      // The changes as they are now, under the lock a deletion takes: a day changed since it was
-      // counted is not kept.
-      const current = await changesNow(trx, batch);
-      const unchanged = batch.filter((date) => current(date) === changesOf(date));
-      if (unchanged.length === 0) return;
-      await trx
-        .deleteFrom('count_rollups')
-        .where('by', '=', name)
-        .where('day', 'in', unchanged)
-        .execute();
-      const rows = unchanged.flatMap((date) => rowsOf.get(date) ?? []);
-      // SQLite takes up to 32,766 values a statement (17 a row).
-      for (let start = 0; start < rows.length; start += 1_000) {
-        await trx
-          .insertInto('count_rollups')
-          .values(rows.slice(start, start + 1_000))
-          .execute();
-      }
-      await markKept(
-        trx,
-        name,
-        unchanged.map((date) => ({ day: date, changes: changesOf(date) })),
-      );
-    });
+/**
+ * Counts a day once by every key and keeps it by each kept key. Marked as being counted first,
+ * so that a write to it from then on is marked too; its changes read after that, and the count
+ * after them: a write committed meanwhile leaves it kept as older than it is, so it is counted
+ * again, never the other way.
+ */
+async function keepDay(database: Database, reads: Kysely<Tables>, date: string): Promise<void> {
+  const names = keptKeys.map((keys) => keys.join(','));
+  const changes = (await changesOf(reads, [date]))(date);
+  const counted = await countAll(reads, countKeys, { since: date, until: dayAfter(date) });
+  const rows = project(counted, date);
+  for (const name of names) {
+    await store(
+      database,
+      name,
+      date,
+      changes,
+      [date],
+      rows.filter((row) => row.by === name),
+    );
   }
 }
 
 /**
- * Keeps a week as its seven days kept added up, if they are all kept as they are now (under the
- * lock a deletion takes); the rows it wrote.
+ * Marks the days as being counted, where they have no mark yet: a write to them from then on is
+ * marked by its trigger (the migration count-day-triggers), so that none is missed by a count
+ * that began before it committed.
  */
-async function storeWeek(database: Database, name: string, week: string[]): Promise<number> {
-  const monday = week[0]!;
-  return writeTransaction(database, [countRollupsLock], async (trx) => {
-    const changesOf = await changesNow(trx, week);
-    const kept = await trx
-      .selectFrom('count_rollup_days')
-      .select(['day', 'version', 'changes'])
-      .where('by', '=', name)
-      .where('day', 'in', week)
-      .execute();
-    const asKept = (row: (typeof kept)[number]) =>
-      row.version === rollupVersion && Number(row.changes) === changesOf(row.day);
-    if (kept.length < weekDays || !kept.every(asKept)) return 0;
-    await trx
-      .deleteFrom('count_rollups')
-      .where('by', '=', weekly(name))
-      .where('day', '=', monday)
-      .execute();
-    const keys = countKeys.filter((key) => key !== 'day');
-    const { numInsertedOrUpdatedRows } = await trx
-      .insertInto('count_rollups')
-      .columns(['by', 'day', ...keys, ...countColumns])
-      .expression(
-        trx
-          .selectFrom('count_rollups')
-          .select((eb) => [
-            sql<string>`cast(${weekly(name)} as text)`.as('by'),
-            sql<string>`cast(${monday} as text)`.as('day'),
-            ...keys,
-            ...countColumns.map((column) => eb.fn.sum<number>(column).as(column)),
-          ])
-          .where('by', '=', name)
-          .where('day', 'in', week)
-          .groupBy(keys),
-      )
-      .executeTakeFirst();
-    await markKept(trx, weekly(name), [{ day: monday, changes: weekChanges(week, changesOf) }]);
-    return Number(numInsertedOrUpdatedRows ?? 0);
+async function markCounting(database: Database, days: readonly string[]): Promise<void> {
+  const names = keptKeys.map((keys) => keys.join(','));
+  await writeTransaction(database, [], async (trx) => {
+    for (let start = 0; start < days.length; start += 50) {
+      await trx
+        .insertInto('count_rollup_days')
+        .values(
+          days
+            .slice(start, start + 50)
+            .flatMap((date) => names.map((by) => ({ by, day: date, ...counting }))),
+        )
+        .onConflict((oc) => oc.columns(['by', 'day']).doNothing())
+        .execute();
+    }
   });
 }
 
-/** The days' changes as they are now (in a transaction: under its locks). */
-async function changesNow(trx: Kysely<Tables>, days: readonly string[]) {
-  return changesAsOf(
-    await trx
-      .selectFrom('count_day_changes')
-      .select(['day', 'changes'])
-      .where('day', 'in', [...days, everyDay])
+/** Of the days given, those on which no table a count reads has a row. */
+async function withoutRows(reads: Kysely<Tables>, days: readonly string[]): Promise<Set<string>> {
+  if (days.length === 0) return new Set();
+  const range = { since: days[0]!, until: dayAfter(days.at(-1)!) };
+  const byDay = (table: 'visits' | 'visit_totals' | 'sign_up_totals') =>
+    reads
+      .selectFrom(table)
+      .select('day')
+      .distinct()
+      .where('day', '>=', range.since)
+      .where('day', '<', range.until)
+      .execute();
+  const [registrations, ...others] = await Promise.all([
+    reads
+      .selectFrom('registrations')
+      .select(sql<string>`substr(created_at, 1, 10)`.as('day'))
+      .distinct()
+      .where('created_at', '>=', range.since)
+      .where('created_at', '<', range.until)
       .execute(),
-  );
+    byDay('visits'),
+    byDay('visit_totals'),
+    byDay('sign_up_totals'),
+  ]);
+  const withRows = new Set([registrations, ...others].flat().map((row) => row.day));
+  return new Set(days.filter((date) => !withRows.has(date)));
 }
 
-/** Says that `by`'s rows of these days are kept as of these changes, by this count rule. */
-async function markKept(
-  trx: Kysely<Tables>,
-  by: string,
-  days: { day: string; changes: number }[],
+/** Keeps days and weeks with nothing in them, as of their changes as read, in one transaction. */
+async function storeEmpty(
+  database: Database,
+  days: readonly string[],
+  weeks: readonly string[][],
+  changes: Changes,
 ): Promise<void> {
-  await trx
-    .insertInto('count_rollup_days')
-    .values(
-      days.map(({ day: date, changes }) => ({ by, day: date, version: rollupVersion, changes })),
-    )
-    .onConflict((oc) =>
-      oc.columns(['by', 'day']).doUpdateSet((eb) => ({
-        version: eb.ref('excluded.version'),
-        changes: eb.ref('excluded.changes'),
-      })),
-    )
-    .execute();
+  if (days.length === 0) return;
+  await writeTransaction(database, [], async (trx) => {
+    const now = await changesOf(trx, [...days].sort());
+    const unchanged = (date: string) => now(date) === changes(date);
+    const keptDays = days.filter(unchanged);
+    const keptWeeks = weeks.filter((week) => week.every(unchanged));
+    const weekNames = keptNames().filter((name) => name.endsWith(' weekly'));
+    const marks = [
+      ...keptDays.flatMap((date) =>
+        keptKeys.map((keys) => ({ by: keys.join(','), day: date, changes: changes(date) })),
+      ),
+      ...keptWeeks.flatMap((week) =>
+        weekNames.map((by) => ({ by, day: week[0]!, changes: changes(week) })),
+      ),
+    ];
+    if (marks.length === 0) return;
+    await trx.deleteFrom('count_rollups').where('day', 'in', keptDays).execute();
+    if (keptWeeks.length > 0) {
+      await trx
+        .deleteFrom('count_rollups')
+        .where('by', 'in', weekNames)
+        .where(
+          'day',
+          'in',
+          keptWeeks.map((week) => week[0]!),
+        )
+        .execute();
+    }
+    for (let start = 0; start < marks.length; start += 200) {
+      await trx
+        .insertInto('count_rollup_days')
+        .values(
+          marks.slice(start, start + 200).map((mark) => ({ ...mark, version: rulesVersion })),
+        )
+        .onConflict((oc) =>
+          oc.columns(['by', 'day']).doUpdateSet((eb) => ({
+            version: eb.ref('excluded.version'),
+            changes: eb.ref('excluded.changes'),
+          })),
+        )
+        .execute();
+    }
+  });
+}
+
+/** Keeps a week as its seven days kept, added up, if they are all kept as they are now. */
+async function keepWeek(database: Database, reads: Kysely<Tables>, week: string[]): Promise<void> {
+  const monday = week[0]!;
+  const until = dayAfter(week.at(-1)!);
+  for (const keys of keptKeys) {
+    if ((keys as readonly CountKey[]).includes('day')) continue;
+    const name = keys.join(',');
+    const changes = await changesOf(reads, week);
+    const kept = await keptAsNow(reads, [name, weekly(name)], monday, until, changes);
+    if (kept.has(`${weekly(name)}|${monday}`)) continue;
+    if (!week.every((date) => kept.has(`${name}|${date}`))) continue;
+    const others = countKeys.filter((key) => key !== 'day');
+    const summed = await reads
+      .selectFrom('count_rollups')
+      .select((eb) => [
+        ...others,
+        ...countColumns.map((column) => eb.fn.sum<number | string>(column).as(column)),
+      ])
+      .where('by', '=', name)
+      .where('day', 'in', week)
+      .groupBy(others)
+      .execute();
+    const rows = summed.map((row) => {
+      const kept = { ...row, by: weekly(name), day: monday } as CountRollupsTable;
+      for (const column of countColumns) kept[column] = Number(row[column]);
+      return kept;
+    });
+    await store(database, weekly(name), monday, changes(week), week, rows);
+  }
+}
+
+/**
+ * Writes `by`'s rows of a day (or a week, by its Monday) as of `changes`, some hundreds a
+ * transaction: the first takes the mark away and the old rows out (a reader counts the day live
+ * meanwhile), the last puts the mark back. Each checks under the write lock that the changes
+ * are still as counted, and leaves the day for the next run otherwise.
+ */
+async function store(
+  database: Database,
+  by: string,
+  date: string,
+  changes: number,
+  days: readonly string[],
+  rows: CountRollupsTable[],
+): Promise<void> {
+  const unchanged = async (trx: Kysely<Tables>) => (await changesOf(trx, days))(days) === changes;
+  for (let start = 0; start === 0 || start < rows.length; start += rowsPerTransaction) {
+    const last = start + rowsPerTransaction >= rows.length;
+    const done = await writeTransaction(database, [], async (trx) => {
+      if (!(await unchanged(trx))) return true;
+      if (start === 0) {
+        await trx
+          .updateTable('count_rollup_days')
+          .set(counting)
+          .where('by', '=', by)
+          .where('day', '=', date)
+          .execute();
+        await trx.deleteFrom('count_rollups').where('by', '=', by).where('day', '=', date).execute();
+      }
+      const chunk = rows.slice(start, start + rowsPerTransaction);
+      if (chunk.length > 0) await trx.insertInto('count_rollups').values(chunk).execute();
+      if (last) {
+        await trx
+          .insertInto('count_rollup_days')
+          .values({ by, day: date, version: rulesVersion, changes })
+          .onConflict((oc) =>
+            oc.columns(['by', 'day']).doUpdateSet({ version: rulesVersion, changes }),
+          )
+          .execute();
+      }
+      return last;
+    });
+    if (done) return;
+  }
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { LeadStatus } from '../domain/lead-status';
 import { campaignsPerLinkDay, otherCampaign } from './campaigns';
@@ -6,6 +7,12 @@ import type { RegistrationsTable, Tables } from './db/schema';
 // The one count of visits and leads (docs/architecture.md has the words): the report per link
 // and per campaign and the marketers' and team leaders' numbers all read it, so that they agree,
 // also after a retention purge or an erasure.
+
+/**
+ * The count's rules as they run: this module's code (built, the chunk that holds it). The kept
+ * days (count-rollups.ts) were counted by one version of it, and are counted again by another.
+ */
+export const countRules = readFileSync(new URL(import.meta.url), 'utf8');
 
 /** What a count can be split by: the UTC day, the link (marketer and package), the campaign. */
 export const countKeys = [

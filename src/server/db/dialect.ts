@@ -127,6 +127,32 @@ export async function refreshStatistics(database: Database, table: keyof Tables)
   if (database.kind === 'postgres') await sql`analyze ${sql.table(table)}`.execute(database.db);
 }
 
+/**
+ * Runs the keeping of the counts' finished days (count-rollups.ts) on one instance at a time,
+ * handing it the connection to count on. On PostgreSQL it holds an advisory lock on one of the
+ * counts' connections, and counts on that one; an instance that finds it taken does nothing
+ * (another is keeping the same days). SQLite serves one instance: its counts go to the reader
+ * thread one statement at a time, so that a request's read is never held for a whole run.
+ */
+export async function withKeepingLock(
+  database: Database,
+  keep: (reads: Kysely<Tables>) => Promise<void>,
+): Promise<void> {
+  if (database.kind === 'sqlite') return keep(database.reads);
+  const key = lockKey('count-keeping');
+  await database.reads.connection().execute(async (connection) => {
+    const { rows } = await sql<{
+      locked: boolean;
+    }>`select pg_try_advisory_lock(${String(key)}::bigint) as locked`.execute(connection);
+    if (rows[0]?.locked !== true) return;
+    try {
+      await keep(connection);
+    } finally {
+      await sql`select pg_advisory_unlock(${String(key)}::bigint)`.execute(connection);
+    }
+  });
+}
+
 /** Whether a migration runs on PostgreSQL (a migration is given Kysely alone). */
 export function isPostgres(db: { getExecutor(): QueryExecutor }): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;

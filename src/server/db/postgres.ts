@@ -22,6 +22,10 @@ function isUnavailable(error: unknown): boolean {
   return (typeof code === 'string' && /^E[A-Z]+$/.test(code)) || unreachable.test(error.message);
 }
 
+/** The counts' connections, and how long one of their statements may run. */
+const readPoolSize = 2;
+const readStatementTimeoutMs = 30_000;
+
 /** Everything specific to PostgreSQL lives here: the pool and its time limits. */
 export function openPostgres(
   url: string,
@@ -68,7 +72,27 @@ export function openPostgres(
     keepAlive: true,
   });
   migrations.on('error', () => {}).on('connect', listen);
+  // The counts' pool (docs/architecture.md): two connections of their own, so that a count never
+  // takes one a sign-up waits for; no parallel workers, so that a count uses one of the
+  // database's cores and leaves the others to the sign-ups; a longer statement time-out, as
+  // a period not kept yet (after a deploy) is counted whole, and holds no lock a writer waits for.
+  const readPool = new Pool({
+    connectionString: url,
+    max: readPoolSize,
+    application_name: 'tasjeel-counts',
+    connectionTimeoutMillis: 3_000,
+    statement_timeout: readStatementTimeoutMs,
+    query_timeout: readStatementTimeoutMs + 1_000,
+    idle_in_transaction_session_timeout: 10_000,
+    keepAlive: true,
+  });
+  readPool.on('error', () => {}).on('connect', listen);
+  readPool.on('connect', (client) => {
+    void client.query('set jit = off').catch(() => {});
+    void client.query('set max_parallel_workers_per_gather = 0').catch(() => {});
+  });
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  const reads = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: readPool }) });
   const migrationsDb = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: migrations }) });
 
   let closed: Promise<void> | undefined;
@@ -76,6 +100,7 @@ export function openPostgres(
     kind: 'postgres',
     where: `PostgreSQL at ${new URL(url).host}${new URL(url).pathname}`,
     db,
+    reads,
     migrations: migrationsDb,
     poolState: () => ({
       inUse: pool.totalCount - pool.idleCount,
@@ -88,8 +113,11 @@ export function openPostgres(
     // Kysely ends a pool only once it has used it; a pool it never used is ended here, so that
     // no query runs after close.
     close: () =>
-      (closed ??= Promise.all([db.destroy(), migrationsDb.destroy()]).then(async () => {
-        if (!pool.ended) await pool.end();
-      })),
+      (closed ??= Promise.all([db.destroy(), reads.destroy(), migrationsDb.destroy()]).then(
+        async () => {
+          if (!pool.ended) await pool.end();
+          if (!readPool.ended) await readPool.end();
+        },
+      )),
   };
 }

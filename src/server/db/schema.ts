@@ -237,6 +237,12 @@ export interface Database {
   where: string;
   /** Every query goes through it (on PostgreSQL: the pool with the requests' time limits). */
   db: Kysely<Tables>;
+  /**
+   * The counts' own connection, never one a sign-up waits for (docs/architecture.md): on SQLite
+   * a worker thread's read-only connection, off the event loop (the same connection as `db` for
+   * an in-memory database, which no thread can share); on PostgreSQL a pool of its own.
+   */
+  reads: Kysely<Tables>;
   /** The migrations' own connection: no statement time-out cuts a long migration off. */
   migrations: Kysely<Tables>;
   isUnavailable: (error: unknown) => boolean;

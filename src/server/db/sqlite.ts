@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import type { Database, Tables } from './schema';
+import { readerDialect } from './sqlite-reader';
 
 // Another process held the write lock past busy_timeout, or the disk failed or filled up: the
 // request may succeed later. Anything else (a closed handle, bad SQL) is a bug, answered 500.
@@ -30,10 +31,13 @@ export function openSqlite(file: string): Database {
   const db = new Kysely<Tables>({
     dialect: new SqliteDialect({ database: reusingStatements(driver) }),
   });
+  const reads =
+    file === ':memory:' ? db : new Kysely<Tables>({ dialect: readerDialect(file) });
   return {
     kind: 'sqlite',
     where: `SQLite at ${file}`,
     db,
+    reads,
     migrations: db,
     poolState: null,
     writers: 1,
@@ -41,6 +45,7 @@ export function openSqlite(file: string): Database {
       error instanceof BetterSqlite3.SqliteError && unavailableCodes.test(error.code),
     close: async () => {
       // Kysely closes the driver, but only once it has run a query; closing twice is harmless.
+      if (reads !== db) await reads.destroy();
       await db.destroy();
       if (driver.open) driver.close();
     },

@@ -7,7 +7,6 @@ import {
   type ReviewList,
 } from '../../domain/lead-review';
 import { guarded } from '../db/database';
-import { countsChanged } from '../count-rollups';
 import { writeTransaction } from '../db/dialect';
 import type { Database } from '../db/schema';
 import { deletionLock } from '../registrations/personal-data';
@@ -77,8 +76,6 @@ export function createLeadReviews(database: Database): LeadReviews {
             reviewed_at: now.toISOString(),
           };
           await trx.insertInto('lead_reviews').values(row).execute();
-          // A lead's credit counts on the day it signed up.
-          await countsChanged(trx, [lead.created_at.slice(0, 10)]);
           await queueEvents(trx, [
             { subjectId: row.id, type: 'registration.reviewed', at: row.reviewed_at },
           ]);

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { LeadStatus } from '../../domain/lead-status';
-import { countsChanged } from '../count-rollups';
 import { writeTransaction } from '../db/dialect';
 import type { Database, LeadStatusChangesTable, Tables } from '../db/schema';
 import { deletionLock } from '../registrations/personal-data';
@@ -90,8 +89,6 @@ export function createLeadStatuses(database: Database): LeadStatuses {
             .set({ status, status_changed_at: changedAt })
             .where('id', '=', row.id)
             .execute();
-          // A lead's outcome counts on the day it signed up.
-          await countsChanged(trx, [row.created_at.slice(0, 10)]);
           // Queued whoever changes it, the API or `npm run lead` from any shell: a server
           // without WEBHOOK_URL fails what it cannot deliver (plugins/webhooks.ts).
           await queueEvents(trx, [

@@ -73,10 +73,7 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
   app,
   { config, now, database, leadReviews },
 ) => {
-  const periods = createCountPeriods(database, (error) =>
-    app.log.warn({ err: error }, "the programme's finished days could not be kept"),
-  );
-  app.addHook('onClose', () => periods.close());
+  const periods = createCountPeriods(database);
   const verify = createTokenVerifier(config, (error) =>
     app.log.error({ err: error }, "the platform's keys (JWKS) could not be fetched"),
   );
@@ -146,14 +143,17 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
       const { days } = request.query;
       const today = now();
       const since = firstDay(days, today);
-      const counted = await countAll(database.db, ['day', 'package_key'], {
+      const counted = await countAll(database.reads, ['day', 'package_key'], {
         since,
         marketingIds: [marketingId],
       });
       const stats = buildMarketerStats(marketingId, days, today, counted);
       if (team === undefined) return stats;
       // The members by marketer only: fifty of them are fifty rows, read in one statement each.
-      const members = await countAll(database.db, ['marketing_id'], { since, marketingIds: team });
+      const members = await countAll(database.reads, ['marketing_id'], {
+        since,
+        marketingIds: team,
+      });
       return { ...stats, ...buildTeam(team, members) };
     },
   );

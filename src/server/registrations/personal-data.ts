@@ -1,7 +1,7 @@
 import { sql, type ExpressionBuilder, type Kysely, type RawBuilder } from 'kysely';
+import { forgetCampaign } from '../count-rollups';
 import { dropDeletedPages, idsTable, textTable, writeTransaction } from '../db/dialect';
 import { otherCampaign } from '../campaigns';
-import { countRollupsLock, countsChanged, dayAfter } from '../count-rollups';
 import { countKeys, keptColumns, storedCounts } from '../counts';
 import { flagNames } from '../leads/flag-names';
 import type {
@@ -201,9 +201,11 @@ async function foldPersonalCampaigns(
       .where('utm_campaign', 'in', [...new Set(named.map((row) => row.utm_campaign))])
       .execute();
     for (const row of kept) personal.delete(campaignOf(row));
-    for (const key of personal) await foldVisits(trx, JSON.parse(key) as [string, string]);
-    // A campaign renamed on every day it has.
-    if (personal.size > 0) await countsChanged(trx, 'every day');
+    for (const key of personal) {
+      const [source, campaign] = JSON.parse(key) as [string, string];
+      await foldVisits(trx, [source, campaign]);
+      await forgetCampaign(trx, source, campaign);
+    }
   }
   const totals = new Map<string, SignUpTotalsTable>();
   for (const row of counted) {
@@ -342,7 +344,7 @@ export async function deleteSubmissions(
 ): Promise<Deleted> {
   const deleted = await writeTransaction(
     database,
-    [deletionLock, countRollupsLock],
+    [deletionLock],
     async (trx): Promise<Deleted> => {
       const ids = await chosenIds(trx, database, selection);
       if (ids.length === 0) return { ids, statusChanges: 0, reviews: 0, webhookEvents: 0 };
@@ -370,12 +372,6 @@ export async function deleteSubmissions(
         .groupBy([...countKeys])
         .execute();
       const folded = await foldPersonalCampaigns(trx, counted);
-      // The deleted submissions' days, and the next: a repeat left behind, now the lead, came
-      // within 24 hours of it.
-      await countsChanged(
-        trx,
-        counted.flatMap((row) => [row.day, dayAfter(row.day)]),
-      );
       for (let start = 0; start < folded.length; start += rowsPerStatement) {
         await trx
           .insertInto('sign_up_totals')
