@@ -202,7 +202,7 @@ async function countPeriod<K extends CountKey>(
 ): Promise<Count<K>[]> {
   const live = day(now.getTime() - settlingMs);
   const today = { since: live, until: dayAfter(day(now.getTime())) };
-  if (since >= live) return countAll(trx, by, { since });
+  if (since >= live) return countAll(trx, by, { since, until: today.until });
   const keys = countKeys.filter((key) => (by as readonly CountKey[]).includes(key));
   const name = keys.join(',');
   const days = daysFrom(since, live);
@@ -294,7 +294,8 @@ export interface CountKeeper {
 export function createCountKeeper(database: Database): CountKeeper {
   let stopped = false;
   return {
-    keep: (now) => withKeepingLock(database, (reads) => keepDays(database, reads, now, () => stopped)),
+    keep: (now) =>
+      withKeepingLock(database, (reads) => keepDays(database, reads, now, () => stopped)),
     stop() {
       stopped = true;
     },
@@ -450,9 +451,7 @@ async function storeEmpty(
     for (let start = 0; start < marks.length; start += 200) {
       await trx
         .insertInto('count_rollup_days')
-        .values(
-          marks.slice(start, start + 200).map((mark) => ({ ...mark, version: rulesVersion })),
-        )
+        .values(marks.slice(start, start + 200).map((mark) => ({ ...mark, version: rulesVersion })))
         .onConflict((oc) =>
           oc.columns(['by', 'day']).doUpdateSet((eb) => ({
             version: eb.ref('excluded.version'),
@@ -521,7 +520,11 @@ async function store(
           .where('by', '=', by)
           .where('day', '=', date)
           .execute();
-        await trx.deleteFrom('count_rollups').where('by', '=', by).where('day', '=', date).execute();
+        await trx
+          .deleteFrom('count_rollups')
+          .where('by', '=', by)
+          .where('day', '=', date)
+          .execute();
       }
       const chunk = rows.slice(start, start + rowsPerTransaction);
       if (chunk.length > 0) await trx.insertInto('count_rollups').values(chunk).execute();

@@ -358,8 +358,10 @@ interface StoredSignUps {
 // Of the leads of a group, those whose status is now `status`.
 const withStatus = (status: LeadStatus) =>
   sql<number>`sum(case when ${sql.ref('lead.status')} = ${sql.lit(status)} then 1 else 0 end)`;
-// Of the leads of a group, those with no decision yet.
-const undecided = sql<number>`sum(case when exists (select 1 from lead_reviews as decision where decision.registration_id = ${sql.ref('lead.id')}) then 0 else 1 end)`;
+// Of the flagged leads of a group, those with no decision yet and a flag other than contested:
+// a marketer's numbers must not tell whether a phone they sent was already another's lead
+// before a programme role decides on it (docs/flags.md).
+const undecided = sql<number>`sum(case when exists (select 1 from lead_reviews as decision where decision.registration_id = ${sql.ref('lead.id')}) then 0 when exists (select 1 from lead_flags as own where own.registration_id = ${sql.ref('lead.id')} and own.flag <> 'contested') then 1 else 0 end)`;
 const zero = (columns: readonly (typeof signUpColumns)[number][]) =>
   columns.map((column) => sql<number>`0`.as(column));
 

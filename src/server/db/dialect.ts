@@ -110,11 +110,31 @@ export function idsTable(database: Database, ids: readonly string[]) {
 /**
  * After a deletion of personal data: SQLite's secure_delete (db/sqlite.ts) has zeroed the rows
  * in their pages, and the copies of the pages still in the write-ahead log are dropped here.
- * Readers in the middle of a read may keep part of it until the next checkpoint, which SQLite
- * runs by itself. PostgreSQL keeps dead rows until VACUUM (docs/personal-data.md).
+ * The checkpoint holds the write lock while it waits for readers to leave the log, and a reader
+ * (the counts' thread, the export) may read for seconds: so it never waits, and is tried again
+ * every 100 ms (sign-ups write in between) for up to 30 s; after that SQLite's own checkpoints
+ * overwrite the log in time. PostgreSQL keeps dead rows until VACUUM (docs/personal-data.md).
  */
 export async function dropDeletedPages(database: Database): Promise<void> {
-  if (database.kind === 'sqlite') await sql`pragma wal_checkpoint(TRUNCATE)`.execute(database.db);
+  if (database.kind !== 'sqlite') return;
+  for (const started = Date.now(); Date.now() - started < 30_000;) {
+    const busy = await database.db.connection().execute(async (connection) => {
+      const { rows: wait } = await sql<{ timeout: number }>`pragma busy_timeout`.execute(
+        connection,
+      );
+      await sql`pragma busy_timeout = 0`.execute(connection);
+      try {
+        const { rows } = await sql<{
+          busy: number;
+        }>`pragma wal_checkpoint(TRUNCATE)`.execute(connection);
+        return rows[0]?.busy !== 0;
+      } finally {
+        await sql`pragma busy_timeout = ${sql.lit(wait[0]?.timeout ?? 0)}`.execute(connection);
+      }
+    });
+    if (!busy) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /**

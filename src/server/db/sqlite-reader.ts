@@ -67,7 +67,10 @@ class ReaderThread {
       this.#pending.delete(answer.id);
       if ('rows' in answer) pending?.resolve(answer.rows);
       // The driver's own error, so that "out of reach" is told from a bug as on the main thread.
-      else pending?.reject(new BetterSqlite3.SqliteError(answer.error.message, answer.error.code ?? ''));
+      else
+        pending?.reject(
+          new BetterSqlite3.SqliteError(answer.error.message, answer.error.code ?? ''),
+        );
     });
     const fail = (error: Error) => {
       if (this.#worker === worker) this.#worker = undefined;

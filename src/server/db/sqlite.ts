@@ -31,8 +31,7 @@ export function openSqlite(file: string): Database {
   const db = new Kysely<Tables>({
     dialect: new SqliteDialect({ database: reusingStatements(driver) }),
   });
-  const reads =
-    file === ':memory:' ? db : new Kysely<Tables>({ dialect: readerDialect(file) });
+  const reads = file === ':memory:' ? db : new Kysely<Tables>({ dialect: readerDialect(file) });
   return {
     kind: 'sqlite',
     where: `SQLite at ${file}`,

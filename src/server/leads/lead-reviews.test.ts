@@ -181,11 +181,16 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
     await signUp('42', '966500000099');
     const repeat = (await rows()).find((row) => row.repeat_of === lead)!.id;
 
-    const credited = {
-      own: { leads: 3, clients: 1, awaiting_review: 1, not_credited: 0 },
+    // Flagged contested alone, it is not awaiting review in the marketer's own numbers: they
+    // must not learn that the phone was another marketer's lead before anyone decides.
+    const contested = {
+      own: { leads: 3, clients: 1, awaiting_review: 0, not_credited: 0 },
       programme: { leads: 3, clients: 1, flagged: 1, not_credited: 0 },
       report: { leads: 3, clients: 1, flagged: 1, not_credited: 0 },
     };
+    expect(await numbers()).toEqual(contested);
+    await flag(lead, 'fast');
+    const credited = { ...contested, own: { ...contested.own, awaiting_review: 1 } };
     expect(await numbers()).toEqual(credited);
 
     clock.now = new Date('2026-11-26T10:00:00.000Z');

@@ -1,0 +1,222 @@
+// npm run test:counting: a manager's look never turns a prospect away. Sign-ups arrive steadily
+// through marketers' links, each from its own address, while programme roles, marketers and
+// team leaders open their numbers right after a start (nothing kept yet) and again after an
+// erasure; load shedding on, as `npm start` runs. Checks that no sign-up is refused and every
+// reader is answered 200; prints the times (targets: docs/performance.md, `npm run
+// bench:counting`, which runs this with a million sign-ups on each database).
+//   tsx reliability/counting.ts [--rows 100000] [--postgres]   (--postgres: TEST_DATABASE_URL)
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { buildNotes } from '../src/domain/notes';
+import { e2eMarketerAuthSecret, marketerToken } from '../testing/marketer-auth';
+import { seed } from '../testing/seed';
+import {
+  createReport,
+  finishRun,
+  prepareRun,
+  send,
+  sleep,
+  startServer,
+  type Outcome,
+} from './harness';
+
+const { values } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '100000' },
+    postgres: { type: 'boolean', default: false },
+  },
+});
+const rows = Number(values.rows);
+const marketers = 2_000;
+const signUpsPerSecond = 40;
+/** Each phase: from a start, and from an erasure. */
+const phaseSeconds = 30;
+const teamSize = 50;
+
+const { dir, distDir, databaseFile, logFile } = await prepareRun('counting');
+const started = performance.now();
+const label = values.postgres ? 'PostgreSQL' : 'SQLite';
+const report = createReport(
+  `counting: sign-ups while the numbers are read, ${rows.toLocaleString('en')} stored, ${label}`,
+);
+
+let databaseUrl = `sqlite:${databaseFile}`;
+if (values.postgres) {
+  const base = process.env.TEST_DATABASE_URL;
+  if (base === undefined) throw new Error('--postgres needs TEST_DATABASE_URL');
+  const schema = `counting_${process.pid}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`drop schema if exists ${schema} cascade; create schema ${schema}`);
+  await admin.end();
+  const url = new URL(base);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  databaseUrl = url.href;
+}
+const env = {
+  DATABASE_URL: databaseUrl,
+  MARKETER_AUTH_SECRET: e2eMarketerAuthSecret,
+  // Every request comes through a proxy on 127.0.0.1 that names the client's address.
+  TRUST_PROXY: '127.0.0.1',
+  RATE_LIMIT_PER_MINUTE: '20',
+};
+
+// Migrated by a first start, then seeded with the server stopped: the next start keeps nothing.
+const first = await startServer({ databaseFile, distDir, logFile, env });
+await first.stop();
+const seeding = performance.now();
+await seed(databaseUrl, marketers, rows);
+report.figure('seeded', `${rows.toLocaleString('en')} sign-ups in ${seconds(seeding)}`);
+
+const tokens = {
+  program: await Promise.all(
+    Array.from({ length: 200 }, (_, i) => marketerToken(`m-${i}`, 'admin')),
+  ),
+  marketer: await Promise.all(Array.from({ length: 200 }, (_, i) => marketerToken(String(i * 7)))),
+  leader: await Promise.all(
+    Array.from({ length: 200 }, (_, i) =>
+      marketerToken(String(i * 11), 'team_leader_marketing', {
+        team: Array.from({ length: teamSize }, (_, n) => String((i * 11 + 1 + n) % marketers)),
+      }),
+    ),
+  ),
+};
+const address = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+
+let next = 0;
+const signUps: Outcome[] = [];
+const readers: (Outcome & { who: string })[] = [];
+
+/** Sign-ups at a steady rate for `ms`, each through a marketer's link from its own address. */
+async function sendSignUps(port: number, ms: number): Promise<void> {
+  const end = performance.now() + ms;
+  const sent: Promise<void>[] = [];
+  for (let at = performance.now(); at < end; at += 1000 / signUpsPerSecond) {
+    await sleep(Math.max(0, at - performance.now()));
+    const i = next++;
+    const marketingId = String(i % marketers);
+    const body = JSON.stringify({
+      name: 'سارة العتيبي',
+      phone: `9665${String(70_000_000 + i).padStart(8, '0')}`,
+      notes: buildNotes({ marketingId }),
+      marketing_id: marketingId,
+    });
+    sent.push(
+      send({ port, body, headers: { 'x-forwarded-for': address(i + 1) }, timeoutMs: 30_000 }).then(
+        (outcome) => void signUps.push(outcome),
+      ),
+    );
+  }
+  await Promise.all(sent);
+}
+
+/** One reader after another for `ms`: the programme (90, 30, 7 days), a marketer, a team leader. */
+async function read(port: number, ms: number, phase: string): Promise<void> {
+  const end = performance.now() + ms;
+  const asks = [
+    ['program', '/api/program/stats?days=90'],
+    ['program', '/api/program/stats?days=30'],
+    ['program', '/api/program/stats?days=7'],
+    ['marketer', '/api/marketer/stats?days=90'],
+    ['leader', '/api/marketer/stats?days=90'],
+  ] as const;
+  for (let n = 0; performance.now() < end; n++) {
+    const [who, path] = asks[n % asks.length]!;
+    const token = tokens[who][n % tokens[who].length]!;
+    const outcome = await send({
+      port,
+      method: 'GET',
+      path,
+      headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': address(5_000_000 + n) },
+      timeoutMs: 60_000,
+    });
+    readers.push({ ...outcome, who: `${phase} ${who}` });
+  }
+}
+
+const server = await startServer({ databaseFile, distDir, logFile, env });
+const phase = async (name: string) => {
+  const from = { signUps: signUps.length, readers: readers.length };
+  await Promise.all([
+    sendSignUps(server.port, phaseSeconds * 1000),
+    read(server.port, phaseSeconds * 1000, name),
+  ]);
+  return { signUps: signUps.slice(from.signUps), readers: readers.slice(from.readers) };
+};
+try {
+  const fromStart = await phase('after a start');
+  // An erasure from the command line, as a person asks for it: one lead of each finished week.
+  const erasing = performance.now();
+  for (let week = 1; week <= 12; week++) {
+    const i = Math.floor((week * 7 * rows) / 90);
+    execFileSync(
+      process.execPath,
+      [
+        join(distDir, 'server', 'person.js'),
+        '--phone',
+        `9665${String(i).padStart(8, '0')}`,
+        '--erase',
+        '--yes',
+      ],
+      { env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: 'ignore' },
+    );
+  }
+  report.figure('twelve erasures', seconds(erasing));
+  const fromErasure = await phase('after an erasure');
+  for (const [name, measured] of [
+    ['after a start', fromStart],
+    ['after an erasure', fromErasure],
+  ] as const) {
+    const answered = measured.signUps.filter((one) => one.status === 201 || one.status === 200);
+    const times = measured.signUps.map((one) => one.end - one.start).sort((a, b) => a - b);
+    report.figure(
+      `sign-ups ${name}: p50 / p99 / slowest`,
+      `${ms(quantile(times, 0.5))} / ${ms(quantile(times, 0.99))} / ${ms(times.at(-1) ?? 0)} of ${times.length}`,
+    );
+    report.check(
+      `every sign-up ${name} answered 2xx`,
+      answered.length === measured.signUps.length,
+      refusals(measured.signUps.filter((one) => !answered.includes(one))),
+    );
+    for (const who of ['program', 'marketer', 'leader']) {
+      const asked = measured.readers.filter((one) => one.who.endsWith(who));
+      report.figure(
+        `${who} ${name}: answers in order`,
+        summary(asked.map((one) => one.end - one.start)),
+      );
+      report.check(
+        `every ${who} ${name} answered 200`,
+        asked.every((one) => one.status === 200),
+        refusals(asked.filter((one) => one.status !== 200)),
+      );
+    }
+  }
+} finally {
+  await server.stop();
+}
+await finishRun(report, { logFile, started, dir });
+
+function seconds(since: number) {
+  return `${((performance.now() - since) / 1000).toFixed(1)} s`;
+}
+function ms(value: number) {
+  return `${Math.round(value)} ms`;
+}
+function quantile(sorted: number[], q: number) {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+}
+/** The first answers one by one, then the rest as p50 / p99 / slowest. */
+function summary(times: number[]) {
+  const rest = times.slice(5).sort((a, b) => a - b);
+  return `${times.slice(0, 5).map(ms).join(', ')}; then ${rest.length}: ${ms(quantile(rest, 0.5))} / ${ms(quantile(rest, 0.99))} / ${ms(rest.at(-1) ?? 0)}`;
+}
+function refusals(outcomes: Outcome[]) {
+  const counts = new Map<string, number>();
+  for (const one of outcomes) {
+    const key = String(one.status ?? one.error);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].map(([key, count]) => `${count} × ${key}`).join(', ');
+}
