@@ -164,6 +164,45 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
     expect(await services.database.db.selectFrom('lead_reviews').selectAll().execute()).toEqual([]);
   });
 
+  it('refuses a note or a token subject that could not be stored as sent: 400 and 401, never a 500', async () => {
+    const { signUp, review, get, app, log, services } = await start(backend);
+    const id = await signUp('42');
+    // NUL, which PostgreSQL refuses in text; RLO, ESC and U+2028, which reorder or forge a line.
+    const unstorable = ['a\u0000b', 'a\u202Eb', 'a\u001B[31mb', 'a\u2028b'];
+    for (const note of unstorable) {
+      const response = await review(id, { credited: false, note });
+      expect(response.statusCode, JSON.stringify(note)).toBe(400);
+      expect(response.json()).toEqual({ error: ar.errorInvalid });
+    }
+    for (const sub of unstorable) {
+      const programme = await token({ sub });
+      for (const response of [
+        await review(id, { credited: false, note: 'checked' }, programme),
+        await app.inject({
+          url: '/api/program/review',
+          headers: { authorization: `Bearer ${programme}` },
+        }),
+        await app.inject({
+          url: '/api/marketer/stats',
+          headers: { authorization: `Bearer ${await token({ sub, role: 'marketing' })}` },
+        }),
+      ]) {
+        expect(response.statusCode, JSON.stringify(sub)).toBe(401);
+        expect(response.json()).toEqual({ error: arStats.errorSignIn });
+      }
+    }
+    // A team member's id that could not be stored names no marketer: left out, not a 500.
+    const leader = await token({
+      sub: '41',
+      role: 'team_leader_marketing',
+      team: ['42', 'a\u0000b'],
+    });
+    const team = await get<MarketerStats>('/api/marketer/stats?days=7', leader);
+    expect(team.team?.map((member) => member.marketing_id)).toEqual(['42']);
+    expect(await services.database.db.selectFrom('lead_reviews').selectAll().execute()).toEqual([]);
+    expect(log()).not.toContain('unexpected error');
+  });
+
   it('moves a lead from leads to not_credited in the marketer’s numbers, the programme’s and the report, and back', async () => {
     const { signUp, flag, review, numbers, services, clock, rows, get } = await start(backend);
     // The same phone through marketer 7's link two days before: past the 24 hours of a repeat.
