@@ -1,4 +1,4 @@
-import { defineCommand, parsePhone } from './command';
+import { defineCommand, parsePhone, visibleJson } from './command';
 import { exportRecord } from './export';
 import { deleteSubmissions, findPerson, type PersonRow } from '../registrations/personal-data';
 import { toStored } from '../registrations/registration-repository';
@@ -56,7 +56,7 @@ export const personCommand = defineCommand({
     return { selection, erase, yes };
   },
   async run(database, { selection, erase, yes }, { out, err, confirm }) {
-    const show = (value: object) => out(`${JSON.stringify({ ...selection, ...value }, null, 2)}\n`);
+    const show = (value: object) => out(`${visibleJson({ ...selection, ...value }, 2)}\n`);
     const rows = await findPerson(database, selection);
     if (!erase) {
       show({ submissions: rows.map(describe) });

@@ -499,6 +499,37 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
     expect(byEmail).not.toContain(earlier);
   });
 
+  it('prints in npm run person a stored note’s controls and bidi characters escaped, as JSON that reads back as stored', async () => {
+    const { signUp, services, databaseUrl } = await start(backend);
+    const lead = await signUp('42', '966512345678');
+    // A note stored before notes followed the name's rule: RLO, ESC, U+2028, and a tag character.
+    const note = 'call \u202Eenod\u202C \u001B[2J\u2028forged \u{E0041}';
+    await services.database.db
+      .insertInto('lead_reviews')
+      .values({
+        id: '00000000-0000-4000-8000-000000000001',
+        registration_id: lead,
+        credited: 0,
+        reviewed_by: 'manager-1',
+        note,
+        reviewed_at: '2026-11-26T10:00:00.000Z',
+      })
+      .execute();
+    let out = '';
+    const code = await personCommand.run(
+      ['--phone', '966512345678'],
+      { DATABASE_URL: databaseUrl },
+      { out: (text) => (out += text), err: (text) => expect.fail(text) },
+    );
+    expect(code).toBe(0);
+    for (const char of ['\u001B', '\u202C', '\u202E', '\u2028', '\u{E0041}']) {
+      expect(out).not.toContain(char);
+    }
+    expect(out).toContain('call \\u202eenod\\u202c \\u001b[2J\\u2028forged \\udb40\\udc41');
+    const shown = JSON.parse(out) as { submissions: { reviews: { note: string }[] }[] };
+    expect(shown.submissions[0]!.reviews[0]!.note).toBe(note);
+  });
+
   it('queues registration.reviewed with the decision and the flags, and no person', async () => {
     const webhookSecret = newWebhookSecret();
     const endpoint = await startWebhookReceiver(webhookSecret);
