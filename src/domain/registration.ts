@@ -15,8 +15,9 @@ export const notesMaxLength = 500;
 // Neither are the characters that make text lie about itself: bidi embeddings, overrides and
 // isolates (they reorder what a reader of the export sees), line and paragraph separators,
 // tag characters, and U+FFFD (what invalid UTF-8 became). The marks Arabic keyboards type
-// (LRM, RLM, ALM) stay.
-const storable = (text: string) =>
+// (LRM, RLM, ALM) stay. The server holds other text people send to this rule too (a decision's
+// note, a token's subject).
+export const storable = (text: string) =>
   !/[\p{Cc}\p{Cs}\u202A-\u202E\u2066-\u2069\u2028\u2029\u{E0000}-\u{E007F}\uFFFD]/u.test(text);
 
 // A name must show something: one letter or digit at least, not only invisible characters.

@@ -4,7 +4,8 @@ import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { solveChallenge, type Challenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import SqliteDatabase from 'better-sqlite3';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { Client } from 'pg';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ar } from '../domain/catalogue';
 import { buildPayload } from '../domain/registration';
 import {
@@ -12,7 +13,10 @@ import {
   sqliteBackend,
   testBackends,
   testDatabaseUrl,
+  uniqueName,
 } from '../../testing/server-test-helpers';
+import { lockKey } from './db/dialect';
+import { deletionLock } from './registrations/personal-data';
 import { e2eMarketerAuthSecret, marketerToken } from '../../testing/marketer-auth';
 
 const url = '/api/external-register';
@@ -54,8 +58,14 @@ async function closedPort(): Promise<number> {
 async function startProxy(target: URL) {
   const pairs = new Set<[Socket, Socket]>();
   let stalled = false;
+  let refusal: Buffer | undefined;
   const server = createServer((client) => {
     client.on('error', () => {});
+    if (refusal !== undefined) {
+      const answer = refusal;
+      client.once('data', () => client.end(answer));
+      return;
+    }
     if (stalled) {
       client.resume();
       pairs.add([client, client]);
@@ -94,8 +104,21 @@ async function startProxy(target: URL) {
         upstream.resume();
       }
     },
+    /**
+     * Answers each new connection as a database that refuses it does (an ErrorResponse with
+     * this SQLSTATE), the open ones reset: a database restarted into that state.
+     */
+    refuse(code: string, message: string) {
+      const fields = Buffer.from(`SFATAL\0VFATAL\0C${code}\0M${message}\0\0`);
+      const header = Buffer.alloc(5);
+      header.write('E');
+      header.writeInt32BE(fields.length + 4, 1);
+      refusal = Buffer.concat([header, fields]);
+      dropAll();
+    },
     async restore() {
       stalled = false;
+      refusal = undefined;
       dropAll();
       if (!server.listening) {
         server.listen(port, '127.0.0.1');
@@ -196,6 +219,112 @@ describe.each(testBackends.filter((backend) => backend.database === 'postgres'))
       expect(log()).toContain('database unavailable');
       expect(log()).not.toContain('unexpected error');
     });
+
+    it.each([
+      ['55000', 'database "test" is not currently accepting connections'],
+      ['57P03', 'the database system is shutting down'],
+      ['53300', 'sorry, too many clients already'],
+    ])(
+      'answers 503 with the Arabic text while the database refuses connections (%s), then heals',
+      async (code, message) => {
+        const proxy = await startProxy(new URL(testDatabaseUrl ?? ''));
+        const { app, log } = await buildTestApp(
+          backend,
+          {},
+          { rewriteDatabaseUrl: via(proxy.port) },
+        );
+        expect((await app.inject({ method: 'POST', url, payload: payload(1) })).statusCode).toBe(
+          201,
+        );
+
+        proxy.refuse(code, message);
+        const refused = await app.inject({ method: 'POST', url, payload: payload(2) });
+        expect([refused.statusCode, refused.json()]).toEqual([503, { error: ar.errorGeneric }]);
+        expect((await app.inject({ url: '/api/ready' })).statusCode).toBe(503);
+        expect((await app.inject({ url: '/api/health' })).statusCode).toBe(200);
+
+        await proxy.restore();
+        await healed(app, 5_000);
+        expect((await app.inject({ method: 'POST', url, payload: payload(3) })).statusCode).toBe(
+          201,
+        );
+        expect(log()).toContain('database unavailable');
+        expect(log()).not.toContain('unexpected error');
+      },
+    );
+
+    it('takes a database that no longer allows connections as out of reach, and outlives its connections ended', async () => {
+      // A database of its own: ALLOW_CONNECTIONS is a database's, and other tests share theirs.
+      const name = uniqueName('tasjeel_refusing');
+      const admin = new Client({ connectionString: testDatabaseUrl });
+      await admin.connect();
+      await admin.query(`create database ${name}`);
+      onTestFinished(async () => {
+        await admin.query(`drop database if exists ${name} with (force)`);
+        await admin.end();
+      });
+      const own = (databaseUrl: string) => {
+        const changed = new URL(databaseUrl);
+        changed.pathname = `/${name}`;
+        changed.searchParams.delete('options');
+        return changed.href;
+      };
+      const leadsKey = 'k'.repeat(32);
+      const { app, log } = await buildTestApp(
+        backend,
+        { LEADS_API_KEY: leadsKey },
+        { rewriteDatabaseUrl: own },
+      );
+      const signUp = (n: number) => app.inject({ method: 'POST', url, payload: payload(n) });
+      const lead = (await signUp(1)).json<{ id: string }>().id;
+      // The server's own connections, not the admin's nor a lock holder's.
+      const endConnections = () =>
+        admin.query(
+          `select pg_terminate_backend(pid) from pg_stat_activity
+           where datname = $1 and application_name like 'tasjeel%'`,
+          [name],
+        );
+
+      // Ended while idle in the pool, then while a request waits in its transaction (for the
+      // lock an erasure holds): that request is a 503, and the server goes on.
+      await endConnections();
+      expect((await signUp(2)).statusCode).toBe(201);
+      const holder = new Client({ connectionString: own(testDatabaseUrl ?? '') });
+      await holder.connect();
+      onTestFinished(() => holder.end().catch(() => {}));
+      await holder.query('select pg_advisory_lock($1)', [lockKey(deletionLock).toString()]);
+      const waiting = app.inject({
+        method: 'POST',
+        url: `/api/leads/${lead}/status`,
+        headers: { authorization: `Bearer ${leadsKey}` },
+        payload: { status: 'client' },
+      });
+      await vi.waitFor(async () => {
+        const { rows } = await admin.query(
+          `select 1 from pg_stat_activity where datname = $1 and wait_event = 'advisory'`,
+          [name],
+        );
+        expect(rows).toHaveLength(1);
+      });
+      await endConnections();
+      expect([(await waiting).statusCode, (await waiting).json()]).toEqual([
+        503,
+        { error: ar.errorGeneric },
+      ]);
+      await holder.end();
+      expect((await signUp(3)).statusCode).toBe(201);
+
+      await admin.query(`alter database ${name} allow_connections false`);
+      await endConnections();
+      const refused = await signUp(4);
+      expect([refused.statusCode, refused.json()]).toEqual([503, { error: ar.errorGeneric }]);
+      expect((await app.inject({ url: '/api/ready' })).statusCode).toBe(503);
+
+      await admin.query(`alter database ${name} allow_connections true`);
+      await healed(app, 5_000);
+      expect((await signUp(5)).statusCode).toBe(201);
+      expect(log()).not.toContain('unexpected error');
+    }, 20_000);
 
     it('answers 503 within the time limits when the network lets nothing through', async () => {
       const proxy = await startProxy(new URL(testDatabaseUrl ?? ''));

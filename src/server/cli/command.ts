@@ -133,14 +133,31 @@ export function parsePhone(text: string): string {
   return phone;
 }
 
+// What a terminal acts on or reorders a line by: control, format (bidi among them) and
+// line-separator characters.
+const unsafe = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
 /**
- * Text as it may reach a terminal: control, format (bidi among them) and line-separator
- * characters are shown as \u{…} escapes, so a stored id or a cell of a file can neither move
- * the cursor, recolour the screen nor start a forged line.
+ * Text as it may reach a terminal: the unsafe characters are shown as \u{…} escapes, so a stored
+ * id or a cell of a file can neither move the cursor, recolour the screen nor start a forged line.
  */
 export function visible(text: string): string {
-  return text.replace(
-    /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu,
-    (char) => `\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`,
+  return text.replace(unsafe, (char) => `\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`);
+}
+
+/**
+ * A value as JSON for a terminal: the characters `visible` escapes are written as JSON's \uXXXX
+ * escapes, so the output is still JSON and reads back as stored. JSON.stringify escapes the
+ * other controls itself; the only one left raw is the indentation's line feed.
+ */
+export function visibleJson(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent).replace(unsafe, (char) =>
+    char === '\n'
+      ? char
+      : // Each UTF-16 unit: a character past U+FFFF (a tag) is a surrogate pair in JSON.
+        char
+          .split('')
+          .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
+          .join(''),
   );
 }

@@ -1,6 +1,6 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import { csvCell, csvText } from '../../domain/csv';
-import { defineCommand, parseSince } from './command';
+import { defineCommand, parseSince, visibleJson } from './command';
 import { registrationColumns, type LeadFlag } from '../db/schema';
 import { flagNames } from '../leads/flag-names';
 import {
@@ -57,7 +57,7 @@ export function formatRegistrations(
   format: ExportFormat,
 ): string {
   const records = rows.map((row) => exportRecord(row, flags.get(row.id) ?? []));
-  if (format === 'jsonl') return records.map((record) => `${JSON.stringify(record)}\n`).join('');
+  if (format === 'jsonl') return records.map((record) => `${visibleJson(record)}\n`).join('');
   const lines = [
     exportFields.join(','),
     ...records.map((record) =>

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { CsvError, parse } from 'csv-parse';
 import { leadStatuses, parseLeadStatus, type LeadStatus } from '../../domain/lead-status';
-import { defineCommand, parsePhone, visible, type Terminal } from './command';
+import { defineCommand, parsePhone, visible, visibleJson, type Terminal } from './command';
 import { createLeadStatuses, type LeadRef, type LeadStatuses } from '../leads/lead-statuses';
 
 function statusOf(text: string): LeadStatus {
@@ -194,7 +194,7 @@ export const leadCommand = defineCommand({
       return 1;
     }
     terminal.out(
-      `${JSON.stringify({ id: result.id, status: result.status, changed_at: result.changedAt, changed: result.kind === 'changed' })}\n`,
+      `${visibleJson({ id: result.id, status: result.status, changed_at: result.changedAt, changed: result.kind === 'changed' })}\n`,
     );
     return 0;
   },

@@ -1,7 +1,8 @@
-import { defineCommand, parsePhone } from './command';
+import { defineCommand, parsePhone, visibleJson } from './command';
 import { exportRecord } from './export';
 import { deleteSubmissions, findPerson, type PersonRow } from '../registrations/personal-data';
 import { toStored } from '../registrations/registration-repository';
+import type { Tables } from '../db/schema';
 
 /**
  * A submission as a request for access is answered: as the export writes it (its flags by name),
@@ -56,7 +57,7 @@ export const personCommand = defineCommand({
     return { selection, erase, yes };
   },
   async run(database, { selection, erase, yes }, { out, err, confirm }) {
-    const show = (value: object) => out(`${JSON.stringify({ ...selection, ...value }, null, 2)}\n`);
+    const show = (value: object) => out(`${visibleJson({ ...selection, ...value }, 2)}\n`);
     const rows = await findPerson(database, selection);
     if (!erase) {
       show({ submissions: rows.map(describe) });
@@ -99,7 +100,37 @@ export const personCommand = defineCommand({
   },
 });
 
+/**
+ * Every table that held the person, or a copy of their campaign or a note about them: their
+ * rows, what was written about the rows (flags, decisions, the history of the status, webhook
+ * events), and the counts where an erasure renames a one-person campaign (visits, their totals,
+ * the deleted leads' totals, the kept days' counts).
+ */
+const erasedTables = [
+  'registrations',
+  'lead_flags',
+  'lead_reviews',
+  'lead_status_changes',
+  'webhook_events',
+  'visits',
+  'visit_totals',
+  'sign_up_totals',
+  'count_rollups',
+] satisfies (keyof Tables)[];
+
+/**
+ * What PostgreSQL runs after an erasure, one statement a line (VACUUM runs outside a transaction,
+ * so one at a time): the tables rewritten, and their statistics made anew, since ANALYZE keeps
+ * sample values (a few hundred phones, names and e-mails) in pg_statistic, whose old rows stay
+ * in its pages until it is rewritten too (docs/personal-data.md).
+ */
+export const postgresErasureVacuum = [
+  `VACUUM (FULL, ANALYZE) ${erasedTables.join(', ')};`,
+  'VACUUM FULL pg_statistic;',
+];
+
 export const postgresErasureNote =
-  'PostgreSQL keeps the erased bytes in its table and index pages until they are rewritten: run ' +
-  '`VACUUM FULL registrations, webhook_events;` (or pg_repack) now or on the schedule of ' +
-  'docs/personal-data.md.\n';
+  'PostgreSQL keeps the erased bytes in its table and index pages until they are rewritten: run\n' +
+  postgresErasureVacuum.map((statement) => `  ${statement}\n`).join('') +
+  'now, or on the schedule of docs/personal-data.md. VACUUM FULL locks each table while it\n' +
+  'rewrites it: sign-ups wait, answered 503 past 5 s (36 s for registrations at 1,000,000 rows).\n';

@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import { DatabaseError, Pool, type PoolClient } from 'pg';
+import { describeError } from './database';
 import type { Database, Tables } from './schema';
 
 // SQLSTATEs that mean "try again later", not "this request is wrong": connection exceptions
@@ -14,7 +15,31 @@ const unavailableStates = /^(08|53|57P0[123]$|57014$|55P03$|25006$|40001$|40P01$
 const unreachable =
   /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error)/;
 
+/**
+ * No new connection could be had: refused by a database that answers but takes no one (not
+ * accepting connections, ALLOW_CONNECTIONS false: 55000; starting up or shutting down: 57P03;
+ * too many: 53300; whatever SQLSTATE it refuses with), or not answering at all. Either way the
+ * database is out of reach: no request could have made the attempt fail.
+ */
+class NoConnection extends Error {
+  constructor(cause: unknown) {
+    super(`no connection to the database could be opened: ${describeError(cause)}`, { cause });
+  }
+}
+
+/** The pool as Kysely takes it, a connection it could not open told apart as NoConnection. */
+function refusing(pool: Pool) {
+  return {
+    connect: () =>
+      pool.connect().catch((error: unknown) => {
+        throw new NoConnection(error);
+      }),
+    end: () => pool.end(),
+  };
+}
+
 function isUnavailable(error: unknown): boolean {
+  if (error instanceof NoConnection) return true;
   if (error instanceof DatabaseError) return unavailableStates.test(error.code ?? '');
   if (error instanceof AggregateError) return error.errors.every(isUnavailable);
   if (!(error instanceof Error)) return false;
@@ -91,8 +116,8 @@ export function openPostgres(
     void client.query('set jit = off').catch(() => {});
     void client.query('set max_parallel_workers_per_gather = 0').catch(() => {});
   });
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  const reads = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: readPool }) });
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: refusing(pool) }) });
+  const reads = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: refusing(readPool) }) });
   const migrationsDb = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: migrations }) });
 
   let closed: Promise<void> | undefined;

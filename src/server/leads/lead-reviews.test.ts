@@ -164,6 +164,45 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
     expect(await services.database.db.selectFrom('lead_reviews').selectAll().execute()).toEqual([]);
   });
 
+  it('refuses a note or a token subject that could not be stored as sent: 400 and 401, never a 500', async () => {
+    const { signUp, review, get, app, log, services } = await start(backend);
+    const id = await signUp('42');
+    // NUL, which PostgreSQL refuses in text; RLO, ESC and U+2028, which reorder or forge a line.
+    const unstorable = ['a\u0000b', 'a\u202Eb', 'a\u001B[31mb', 'a\u2028b'];
+    for (const note of unstorable) {
+      const response = await review(id, { credited: false, note });
+      expect(response.statusCode, JSON.stringify(note)).toBe(400);
+      expect(response.json()).toEqual({ error: ar.errorInvalid });
+    }
+    for (const sub of unstorable) {
+      const programme = await token({ sub });
+      for (const response of [
+        await review(id, { credited: false, note: 'checked' }, programme),
+        await app.inject({
+          url: '/api/program/review',
+          headers: { authorization: `Bearer ${programme}` },
+        }),
+        await app.inject({
+          url: '/api/marketer/stats',
+          headers: { authorization: `Bearer ${await token({ sub, role: 'marketing' })}` },
+        }),
+      ]) {
+        expect(response.statusCode, JSON.stringify(sub)).toBe(401);
+        expect(response.json()).toEqual({ error: arStats.errorSignIn });
+      }
+    }
+    // A team member's id that could not be stored names no marketer: left out, not a 500.
+    const leader = await token({
+      sub: '41',
+      role: 'team_leader_marketing',
+      team: ['42', 'a\u0000b'],
+    });
+    const team = await get<MarketerStats>('/api/marketer/stats?days=7', leader);
+    expect(team.team?.map((member) => member.marketing_id)).toEqual(['42']);
+    expect(await services.database.db.selectFrom('lead_reviews').selectAll().execute()).toEqual([]);
+    expect(log()).not.toContain('unexpected error');
+  });
+
   it('moves a lead from leads to not_credited in the marketer’s numbers, the programme’s and the report, and back', async () => {
     const { signUp, flag, review, numbers, services, clock, rows, get } = await start(backend);
     // The same phone through marketer 7's link two days before: past the 24 hours of a repeat.
@@ -408,7 +447,7 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
     });
   });
 
-  it('shows npm run person the flags by name, and the decisions only to a look-up by phone', async () => {
+  it('shows npm run person the flags by name and the decisions only to a look-up by phone', async () => {
     const { signUp, flag, review, clock, databaseUrl } = await start(backend);
     clock.now = new Date('2026-11-24T09:00:00.000Z');
     const earlier = await signUp('7', '966512345678');
@@ -452,17 +491,49 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
     expect(theirs.webhook_events.map((event) => event.type)).toEqual(['registration.reviewed']);
     expect(byPhone).not.toContain('other_id');
 
-    // By e-mail: the flags' names, no decision, and nothing of the earlier lead of that phone.
+    // By e-mail: no flag (contested would tell that the phone was another marketer's lead), no
+    // decision, and nothing of the earlier lead of that phone.
     const byEmail = await person('--email', 'reem@example.com');
     expect((JSON.parse(byEmail) as Shown).submissions).toEqual([
       expect.objectContaining({
         id: lead,
-        flags: 'contested fast',
+        flags: '',
         reviews: [],
         webhook_events: [],
       }),
     ]);
     expect(byEmail).not.toContain(earlier);
+  });
+
+  it('prints in npm run person a stored note’s controls and bidi characters escaped, as JSON that reads back as stored', async () => {
+    const { signUp, services, databaseUrl } = await start(backend);
+    const lead = await signUp('42', '966512345678');
+    // A note stored before notes followed the name's rule: RLO, ESC, U+2028, and a tag character.
+    const note = 'call \u202Eenod\u202C \u001B[2J\u2028forged \u{E0041}';
+    await services.database.db
+      .insertInto('lead_reviews')
+      .values({
+        id: '00000000-0000-4000-8000-000000000001',
+        registration_id: lead,
+        credited: 0,
+        reviewed_by: 'manager-1',
+        note,
+        reviewed_at: '2026-11-26T10:00:00.000Z',
+      })
+      .execute();
+    let out = '';
+    const code = await personCommand.run(
+      ['--phone', '966512345678'],
+      { DATABASE_URL: databaseUrl },
+      { out: (text) => (out += text), err: (text) => expect.fail(text) },
+    );
+    expect(code).toBe(0);
+    for (const char of ['\u001B', '\u202C', '\u202E', '\u2028', '\u{E0041}']) {
+      expect(out).not.toContain(char);
+    }
+    expect(out).toContain('call \\u202eenod\\u202c \\u001b[2J\\u2028forged \\udb40\\udc41');
+    const shown = JSON.parse(out) as { submissions: { reviews: { note: string }[] }[] };
+    expect(shown.submissions[0]!.reviews[0]!.note).toBe(note);
   });
 
   it('queues registration.reviewed with the decision and the flags, and no person', async () => {

@@ -6,6 +6,7 @@ import {
   type JWTVerifyGetKey,
   type JWTVerifyOptions,
 } from 'jose';
+import { storable } from '../../domain/registration';
 import type { MarketerAuthConfig } from '../env';
 
 /** The roles of the provider's platform that have a marketer's link. */
@@ -138,7 +139,9 @@ export function createTokenVerifier(
       return { kind: 'refused' };
     }
     const { sub, role, exp, iat } = payload;
-    if (typeof sub !== 'string' || sub === '') return { kind: 'refused' };
+    // A subject that could not be stored (NUL, which PostgreSQL refuses in text, among them)
+    // names no one the server knows, nor can it sign a decision.
+    if (typeof sub !== 'string' || sub === '' || !storable(sub)) return { kind: 'refused' };
     // A token made to live longer than the limit is refused: exp from its iat, or from now
     // without one (exp: 1e308 would otherwise never expire).
     const issuedAt = typeof iat === 'number' ? iat : Date.now() / 1000;
@@ -152,13 +155,14 @@ export function createTokenVerifier(
 
 /**
  * The members a leader's token lists: marketer ids, as text or whole numbers, each once and in
- * the token's order. A claim that is missing, or not a list, is no member.
+ * the token's order. A claim that is missing, or not a list, is no member, nor is an id that
+ * could not be stored (it names no marketer).
  */
 function teamOf(claim: unknown): string[] {
   if (!Array.isArray(claim)) return [];
   const ids = claim
     .map((id) => (typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : id))
-    .filter((id): id is string => typeof id === 'string' && id !== '');
+    .filter((id): id is string => typeof id === 'string' && id !== '' && storable(id));
   return [...new Set(ids)];
 }
 

@@ -6,6 +6,7 @@ import { ar, arStats } from '../../domain/catalogue';
 import { marketerStatsPath, statsPeriods } from '../../domain/marketer-stats';
 import { reviewListPath, reviewNoteLength } from '../../domain/lead-review';
 import { programStatsPath } from '../../domain/program-stats';
+import { storable } from '../../domain/registration';
 import type { Database } from '../db/schema';
 import type { MarketerAuthConfig } from '../env';
 import { countAll } from '../counts';
@@ -48,7 +49,9 @@ const reviewListLength = { awaiting: 100, decided: 50 };
 const decision = z
   .object({
     credited: z.boolean(),
-    note: z.string().trim().max(reviewNoteLength).default(''),
+    // As a sign-up's name is held: PostgreSQL refuses NUL in text, and the characters that
+    // reorder or forge a line would lie to whoever reads the note.
+    note: z.string().trim().max(reviewNoteLength).refine(storable).default(''),
   })
   .strict();
 

@@ -421,9 +421,9 @@ export async function deleteSubmissions(
  * The submissions of a person: of their phone, or that gave their e-mail; no other row. Each
  * with the history of its status, its flags by name (never the other lead a flag names, which may
  * be another person's), the decisions on its credit and the webhook events about it, its changes
- * or its decisions. Found by e-mail, a row has no status, history, decisions nor their events:
- * they are what the provider learnt by calling the phone, whose owner may be someone else, who
- * signed up after.
+ * or its decisions. Found by e-mail, a row has no status, history, flags, decisions nor their
+ * events: they are what the provider learnt by calling the phone, or about the phone (a
+ * `contested` flag: another marketer's lead), whose owner may be someone else.
  */
 export async function findPerson(
   database: Database,
@@ -462,7 +462,8 @@ export async function findPerson(
             .orderBy('reviewed_at')
             .orderBy('id')
             .execute();
-      const flags = await flagNames(trx, { ids });
+      // A flag is about the phone too: `contested` tells that it was another marketer's lead.
+      const flags = byEmail ? new Map<string, LeadFlag[]>() : await flagNames(trx, { ids });
       const events = await trx
         .selectFrom('webhook_events')
         .selectAll()
