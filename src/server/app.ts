@@ -159,13 +159,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   // /api/program/leads/:id/review, only with MARKETER_AUTH_*: same origin
   // only, so outside the API's CORS
   if (config.marketerAuth !== undefined) {
-    await app.register(countKeepingPlugin, {
-      keeper: createCountKeeper(database),
+    const keeper = createCountKeeper(database, {
       now,
       onError: (error) =>
         app.log.warn({ err: error }, "the programme's finished days could not be kept"),
     });
+    await app.register(countKeepingPlugin, { keeper });
     await app.register(statsPlugin, {
+      keeper,
       prefix: '/api',
       config: config.marketerAuth,
       now,

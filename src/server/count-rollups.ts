@@ -173,24 +173,35 @@ export async function forgetCampaign(
     .execute();
 }
 
+/** A period's count by `by`, from `since` (a UTC day) to today, the finished days as kept. */
+export type CountPeriod = <K extends CountKey>(
+  by: readonly K[],
+  since: string,
+  now: Date,
+) => Promise<Count<K>[]>;
+
 /** The programme's counts over periods that end today, the finished days as kept. */
 export interface CountPeriods {
   /**
-   * countAll(reads, by, { since }), `since` a UTC day: the finished days as kept, those not kept
-   * as they are now (changed since, or not kept yet) and today counted live; one read
-   * transaction, so that a day kept or changed meanwhile is read one way.
+   * Runs `read` in one read transaction on the counts' connection, so that its counts agree with
+   * each other and a day kept or changed meanwhile is read one way; each count is
+   * countAll(reads, by, { since }): the days kept as they are now read, the others (changed
+   * since, or not kept yet) and today counted live.
    */
-  count<K extends CountKey>(by: readonly K[], since: string, now: Date): Promise<Count<K>[]>;
+  read<T>(read: (count: CountPeriod) => Promise<T>): Promise<T>;
 }
 
-export function createCountPeriods(database: Database): CountPeriods {
+export function createCountPeriods(
+  database: Database,
+  /** Told when a count found finished days not kept as they are now (the keeper's wake). */
+  onUnkept: () => void = () => {},
+): CountPeriods {
   return {
-    count<K extends CountKey>(by: readonly K[], since: string, now: Date) {
-      return database.reads
+    read: (read) =>
+      database.reads
         .transaction()
         .setIsolationLevel('repeatable read')
-        .execute((trx) => countPeriod(trx, by, since, now));
-    },
+        .execute((trx) => read((by, since, now) => countPeriod(trx, by, since, now, onUnkept))),
   };
 }
 
@@ -199,6 +210,7 @@ async function countPeriod<K extends CountKey>(
   by: readonly K[],
   since: string,
   now: Date,
+  onUnkept: () => void,
 ): Promise<Count<K>[]> {
   const live = day(now.getTime() - settlingMs);
   const today = { since: live, until: dayAfter(day(now.getTime())) };
@@ -215,6 +227,7 @@ async function countPeriod<K extends CountKey>(
   const inWeeks = new Set(weeks.flat());
   const keptDays = days.filter((date) => !inWeeks.has(date) && kept.has(`${name}|${date}`));
   const unkept = days.filter((date) => !inWeeks.has(date) && !kept.has(`${name}|${date}`));
+  if (unkept.length > 0) onUnkept();
   const rows: Parameters<typeof addUpCounts>[0] = [
     ...(await readKept(
       trx,
@@ -279,7 +292,7 @@ function project(counted: Count<CountKey>[], date: string): CountRollupsTable[] 
   });
 }
 
-/** Keeps the finished days in the background (plugins/count-keeping.ts runs it). */
+/** Keeps the finished days in the background (plugins/count-keeping.ts starts and stops it). */
 export interface CountKeeper {
   /**
    * Counts and keeps every finished day of the last keptDays that is not kept as it is now, and
@@ -287,17 +300,41 @@ export interface CountKeeper {
    * find the lock taken and do nothing). Resolves when done, or when the keeper is stopped.
    */
   keep(now: Date): Promise<void>;
+  /** Keeps now, unless a run is under way: a request found days not kept as they are now. */
+  wake(): void;
+  /** Keeps at once, then every `intervalMs`. */
+  start(intervalMs: number): void;
   /** Stops after the day being kept. */
-  stop(): void;
+  stop(): Promise<void>;
 }
 
-export function createCountKeeper(database: Database): CountKeeper {
+export function createCountKeeper(
+  database: Database,
+  { now, onError }: { now: () => Date; onError: (error: unknown) => void },
+): CountKeeper {
   let stopped = false;
+  let running: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const keep = (at: Date) =>
+    withKeepingLock(database, (reads) => keepDays(database, reads, at, () => stopped));
+  const wake = () => {
+    if (stopped) return;
+    running ??= keep(now())
+      .catch(onError)
+      .finally(() => (running = undefined));
+  };
   return {
-    keep: (now) =>
-      withKeepingLock(database, (reads) => keepDays(database, reads, now, () => stopped)),
-    stop() {
+    keep,
+    wake,
+    start(intervalMs) {
+      wake();
+      timer = setInterval(wake, intervalMs);
+      timer.unref();
+    },
+    async stop() {
       stopped = true;
+      clearInterval(timer);
+      await running;
     },
   };
 }

@@ -18,6 +18,7 @@ import {
   type TestBackend,
 } from '../../testing/server-test-helpers';
 import { newWebhookSecret } from '../../testing/webhook-receiver';
+import { eventWaitMs } from '../../testing/event-wait';
 
 // Issue 15 (docs/personal-data.md): submissions past RETENTION_DAYS deleted at start (and daily),
 // a person's data found and erased by `npm run person`, and the report's totals kept through both.
@@ -636,10 +637,12 @@ describeOnBackends('on $name', (backend) => {
         });
         expect(response.statusCode).toBe(200);
         // The finished days are kept in the background: once they are, the page is as kept.
-        await vi.waitFor(async () =>
-          expect(
-            await services.database.db.selectFrom('count_rollups').select('day').execute(),
-          ).not.toEqual([]),
+        await vi.waitFor(
+          async () =>
+            expect(
+              await services.database.db.selectFrom('count_rollups').select('day').execute(),
+            ).not.toEqual([]),
+          { timeout: eventWaitMs },
         );
       };
       await programme();

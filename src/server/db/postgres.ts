@@ -47,9 +47,13 @@ function isUnavailable(error: unknown): boolean {
   return (typeof code === 'string' && /^E[A-Z]+$/.test(code)) || unreachable.test(error.message);
 }
 
-/** The counts' connections, and how long one of their statements may run. */
-const readPoolSize = 2;
+/**
+ * The counts' connections: one for the keeper, two for answers. How long one of their statements
+ * may run, and an answer may wait for one of them (behind another answer's counts).
+ */
+const readPoolSize = 3;
 const readStatementTimeoutMs = 30_000;
+const readConnectionWaitMs = 10_000;
 
 /** Everything specific to PostgreSQL lives here: the pool and its time limits. */
 export function openPostgres(
@@ -97,7 +101,7 @@ export function openPostgres(
     keepAlive: true,
   });
   migrations.on('error', () => {}).on('connect', listen);
-  // The counts' pool (docs/architecture.md): two connections of their own, so that a count never
+  // The counts' pool (docs/architecture.md): connections of their own, so that a count never
   // takes one a sign-up waits for; no parallel workers, so that a count uses one of the
   // database's cores and leaves the others to the sign-ups; a longer statement time-out, as
   // a period not kept yet (after a deploy) is counted whole, and holds no lock a writer waits for.
@@ -105,7 +109,7 @@ export function openPostgres(
     connectionString: url,
     max: readPoolSize,
     application_name: 'tasjeel-counts',
-    connectionTimeoutMillis: 3_000,
+    connectionTimeoutMillis: readConnectionWaitMs,
     statement_timeout: readStatementTimeoutMs,
     query_timeout: readStatementTimeoutMs + 1_000,
     idle_in_transaction_session_timeout: 10_000,

@@ -38,11 +38,12 @@ export async function buildProgramStats(
   now: Date,
 ): Promise<ProgramStats> {
   const since = firstDay(days, now);
-  const [byDay, marketers, campaigns, packages] = await Promise.all([
-    periods.count(['day'], since, now),
-    periods.count(['marketing_id'], since, now),
-    periods.count(['utm_source', 'utm_campaign'], since, now),
-    periods.count(['package_key'], since, now),
+  // One after the other on one connection: one answer takes one of the counts' connections.
+  const [byDay, marketers, campaigns, packages] = await periods.read(async (count) => [
+    await count(['day'], since, now),
+    await count(['marketing_id'], since, now),
+    await count(['utm_source', 'utm_campaign'], since, now),
+    await count(['package_key'], since, now),
   ]);
   const totals = Object.fromEntries(countColumns.map((column) => [column, 0])) as Counts;
   for (const row of byDay) for (const column of countColumns) totals[column] += row[column];

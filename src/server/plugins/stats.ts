@@ -18,7 +18,7 @@ import {
   type TokenCheck,
 } from '../marketer-stats/marketer-auth';
 import { buildMarketerStats, buildTeam, firstDay } from '../marketer-stats/marketer-stats';
-import { createCountPeriods } from '../count-rollups';
+import { createCountPeriods, type CountKeeper } from '../count-rollups';
 import { buildProgramStats } from '../marketer-stats/program-stats';
 
 type User = Extract<TokenCheck, { kind: 'user' }>;
@@ -35,6 +35,8 @@ export interface StatsOptions {
   now: () => Date;
   database: Database;
   leadReviews: LeadReviews;
+  /** Woken when an answer found finished days not kept as they are now. */
+  keeper: CountKeeper;
 }
 
 // A page opened now and then asks a few times a minute; a script asks far more.
@@ -74,9 +76,9 @@ const query = z.object({
  */
 export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
   app,
-  { config, now, database, leadReviews },
+  { config, now, database, leadReviews, keeper },
 ) => {
-  const periods = createCountPeriods(database);
+  const periods = createCountPeriods(database, keeper.wake);
   const verify = createTokenVerifier(config, (error) =>
     app.log.error({ err: error }, "the platform's keys (JWKS) could not be fetched"),
   );
