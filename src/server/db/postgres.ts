@@ -27,12 +27,15 @@ class NoConnection extends Error {
   }
 }
 
-/** The pool as Kysely takes it, a connection it could not open told apart as NoConnection. */
+/**
+ * The pool as Kysely takes it, a connection it could not open told apart as NoConnection; a pool
+ * this server closed is a bug, not an outage.
+ */
 function refusing(pool: Pool) {
   return {
     connect: () =>
       pool.connect().catch((error: unknown) => {
-        throw new NoConnection(error);
+        throw pool.ended ? error : new NoConnection(error);
       }),
     end: () => pool.end(),
   };
