@@ -8,7 +8,9 @@ import { Client } from 'pg';
 import { describe, inject, onTestFinished } from 'vitest';
 import { compressDirectory } from '../scripts/compress';
 import { testSchemaPrefix } from './global-setup';
-import { ar } from '../src/domain/catalogue';
+import { arForm } from '../src/domain/catalogue/form';
+import { arLinkPage } from '../src/domain/catalogue/link-page';
+import { ar } from '../src/domain/catalogue/shared';
 import { basePath } from '../src/domain/links';
 import type { Brand, FormState } from '../src/domain/render-contract';
 import { buildApp, type BuildOptions } from '../src/server/app';
@@ -22,7 +24,7 @@ import type {
 
 export const fixtureScript = `console.log(${JSON.stringify('x'.repeat(2000))});\n`;
 export const fixtureHead = `<title>${ar.titleGeneric(ar.brandDefault)}</title>`;
-export const fixtureForm = `<h1>${ar.headingPrefix} ${ar.headingFreeTrial}</h1>`;
+export const fixtureForm = `<h1>${arForm.headingPrefix} ${ar.headingFreeTrial}</h1>`;
 /** Like the web build's start-app.ts, an inline script that the CSP must allow by its hash. */
 export const fixtureInlineScript = "document.documentElement.dataset.started = 'yes';";
 /** Its hash, worked out once with `openssl dgst -sha256 -binary | base64`. */
@@ -93,7 +95,7 @@ export async function writeFixtureBuild(distDir: string): Promise<void> {
         return { html, head };
       }
       if (kind === 'myLink') {
-        return { html: ${JSON.stringify(`<h1>${ar.headingMyLink}</h1>`)}, head: '' };
+        return { html: ${JSON.stringify(`<h1>${arLinkPage.heading}</h1>`)}, head: '' };
       }
       return { html: ${JSON.stringify(ar.notFound)}, head: '' };
     }

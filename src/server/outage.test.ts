@@ -5,7 +5,7 @@ import { solveChallenge, type Challenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import SqliteDatabase from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { ar } from '../domain/catalogue';
+import { arForm } from '../domain/catalogue/form';
 import { buildPayload } from '../domain/registration';
 import {
   buildTestApp,
@@ -147,7 +147,7 @@ describe.each(testBackends.filter((backend) => backend.database === 'postgres'))
         app.inject({ method: 'POST', url, payload: payload(2) }),
       );
       expect(refused.statusCode).toBe(503);
-      expect(refused.json()).toEqual({ error: ar.errorGeneric });
+      expect(refused.json()).toEqual({ error: arForm.errorGeneric });
       expect(ms).toBeLessThan(3_500);
       // Alive all along: a liveness probe must not restart an instance for the database's sake.
       expect((await app.inject({ url: '/api/health' })).statusCode).toBe(200);
@@ -187,11 +187,11 @@ describe.each(testBackends.filter((backend) => backend.database === 'postgres'))
       });
       expect([statsRefused.statusCode, statsRefused.json()]).toEqual([
         503,
-        { error: ar.errorGeneric },
+        { error: arForm.errorGeneric },
       ]);
       expect([statusRefused.statusCode, statusRefused.json()]).toEqual([
         503,
-        { error: ar.errorGeneric },
+        { error: arForm.errorGeneric },
       ]);
       expect(log()).toContain('database unavailable');
       expect(log()).not.toContain('unexpected error');
@@ -211,7 +211,7 @@ describe.each(testBackends.filter((backend) => backend.database === 'postgres'))
         ]),
       );
       expect([post.statusCode, ready.statusCode]).toEqual([503, 503]);
-      expect(post.json()).toEqual({ error: ar.errorGeneric });
+      expect(post.json()).toEqual({ error: arForm.errorGeneric });
       expect(ms).toBeLessThan(8_000);
 
       await proxy.restore();
@@ -230,7 +230,7 @@ describe('on SQLite, with the database locked by another process', () => {
 
     const refused = await app.inject({ method: 'POST', url, payload: payload(1) });
     expect(refused.statusCode).toBe(503);
-    expect(refused.json()).toEqual({ error: ar.errorGeneric });
+    expect(refused.json()).toEqual({ error: arForm.errorGeneric });
 
     holder.exec('rollback');
     expect((await app.inject({ method: 'POST', url, payload: payload(2) })).statusCode).toBe(201);
@@ -269,7 +269,7 @@ describe('with Redis out of reach', () => {
     expect((await signUp()).statusCode).toBe(201);
     const again = await signUp();
     expect(again.statusCode).toBe(400);
-    expect(again.json()).toEqual({ error: ar.errorChallenge });
+    expect(again.json()).toEqual({ error: arForm.errorChallenge });
     expect(await rows()).toHaveLength(1);
   });
 });

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { ar } from '../domain/catalogue';
+import { arForm } from '../domain/catalogue/form';
+import { ar } from '../domain/catalogue/shared';
 import { DatabaseUnavailableError } from './db/database';
 import type { SignUpOutcome } from './metrics';
 
@@ -42,11 +43,11 @@ export function refusalOf(
   if (hasZodFastifySchemaValidationErrors(error)) {
     const fields = error.validation.map(({ instancePath, keyword }) => ({ instancePath, keyword }));
     request.log.info({ fields }, 'registration refused: invalid fields');
-    return { status: 400, message: ar.errorInvalid };
+    return { status: 400, message: arForm.errorInvalid };
   }
   if (error instanceof DatabaseUnavailableError || isDatabaseUnavailable(error)) {
     request.log.error({ err: error }, 'database unavailable');
-    return { status: 503, message: ar.errorGeneric };
+    return { status: 503, message: arForm.errorGeneric };
   }
   const status = error.statusCode ?? 500;
   if (status === 429) return { status, message: ar.errorTooManyRequests };
@@ -55,5 +56,5 @@ export function refusalOf(
     return { status, message: ar.errorBadRequest };
   }
   request.log.error({ err: error }, 'unexpected error');
-  return { status: 500, message: ar.errorGeneric };
+  return { status: 500, message: arForm.errorGeneric };
 }

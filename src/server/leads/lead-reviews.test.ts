@@ -1,6 +1,8 @@
 import { SignJWT, type JWTPayload } from 'jose';
 import { expect, it, onTestFinished } from 'vitest';
-import { ar, arStats } from '../../domain/catalogue';
+import { arForm } from '../../domain/catalogue/form';
+import { arStats } from '../../domain/catalogue/marketer-stats';
+import { ar } from '../../domain/catalogue/shared';
 import type { LeadFlag, LeadReview, ReviewList } from '../../domain/lead-review';
 import type { MarketerStats } from '../../domain/marketer-stats';
 import type { ProgramStats } from '../../domain/program-stats';
@@ -157,7 +159,7 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
     ]) {
       const response = await review(id, body);
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
-      expect(response.json()).toEqual({ error: ar.errorInvalid });
+      expect(response.json()).toEqual({ error: arForm.errorInvalid });
     }
     // None of them recorded anything.
     expect(await rows()).toHaveLength(1);

@@ -10,7 +10,8 @@ import {
   type JWTPayload,
 } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ar, arStats } from '../../domain/catalogue';
+import { arStats } from '../../domain/catalogue/marketer-stats';
+import { ar } from '../../domain/catalogue/shared';
 import { marketerStatsMeta } from '../../domain/marketer-stats';
 import type { LeadStatus } from '../../domain/lead-status';
 import type { MarketerStats } from '../../domain/marketer-stats';

@@ -1,6 +1,8 @@
 import { SignJWT, type JWTPayload } from 'jose';
 import { expect, it } from 'vitest';
-import { ar, arStats } from '../../domain/catalogue';
+import { arForm } from '../../domain/catalogue/form';
+import { arStats } from '../../domain/catalogue/marketer-stats';
+import { ar } from '../../domain/catalogue/shared';
 import type { LeadStatus } from '../../domain/lead-status';
 import type { ProgramStats } from '../../domain/program-stats';
 import { buildPayload, registrationSchema } from '../../domain/registration';
@@ -496,7 +498,7 @@ describeOnBackends('on $name', (backend) => {
     for (const query of ['?days=5', '?days=all']) {
       const response = await stats(await token(), query);
       expect(response.statusCode).toBe(400);
-      expect(response.json()).toEqual({ error: ar.errorInvalid });
+      expect(response.json()).toEqual({ error: arForm.errorInvalid });
     }
     const admin = await token();
     for (let i = 0; i < 30; i += 1) expect((await stats(admin)).statusCode).toBe(200);
