@@ -5,6 +5,8 @@ export const arStats = {
   heading: 'نتائج رابطك',
   fieldPeriod: 'الفترة',
   statsPeriods: { 1: 'اليوم', 7: 'آخر 7 أيام', 30: 'آخر 30 يوماً', 90: 'آخر 90 يوماً' },
+  // The endpoints' refusal of a period that is none of these (the programme's too).
+  errorPeriod: 'الفترة المطلوبة غير صالحة',
   statVisits: 'الزيارات',
   statUniqueVisitors: 'الزوار',
   statSignUps: 'التسجيلات',

@@ -6,6 +6,9 @@ export const arProgram = {
   // MARKETER_AUTH_* unset: nobody can sign in to see the programme's numbers.
   off: 'عرض نتائج البرنامج غير مفعّل',
   errorSignIn: 'يرجى تسجيل الدخول لعرض نتائج البرنامج',
+  // The API's answer when the numbers could not be counted (500, or 503: the database out of
+  // reach).
+  errorStats: 'تعذر تحميل نتائج البرنامج',
   statContacted: 'تم التواصل معهم',
   statQualified: 'المؤهلون',
   statLost: 'لم يشتركوا',
@@ -52,6 +55,11 @@ export const arReview = {
   notCredited: 'غير محتسب',
   saving: 'جارٍ حفظ القرار...',
   errorSave: 'تعذر حفظ القرار، يرجى إعادة المحاولة',
+  // The API's refusals: a body that is not a decision, a lead that is not stored, a list that
+  // could not be read.
+  errorDecision: 'القرار المرسل غير صالح',
+  errorNotFound: 'لا يوجد تسجيل بهذا المعرّف',
+  errorList: 'تعذر تحميل قائمة المراجعة',
   // A decision as recorded, shown beside the lead; who decided is isolated (U+2068 … U+2069),
   // as a Latin id among Arabic words would otherwise move the brackets around.
   decided: (decision: string, by: string, time: string) =>
