@@ -1,5 +1,7 @@
 import type { Page } from '@playwright/test';
-import { ar } from '../src/domain/catalogue';
+import { arForm } from '../src/domain/catalogue/form';
+import { arLinkPage } from '../src/domain/catalogue/link-page';
+import { ar } from '../src/domain/catalogue/shared';
 import {
   arabicName,
   axe,
@@ -19,8 +21,8 @@ import {
 const formPath = '/register/register-client/premium_reco/1001';
 
 async function fill(page: Page, phone: string) {
-  await page.getByRole('textbox', { name: ar.fieldName }).fill(arabicName);
-  await page.getByRole('textbox', { name: ar.fieldPhone }).fill(phone);
+  await page.getByRole('textbox', { name: arForm.fieldName }).fill(arabicName);
+  await page.getByRole('textbox', { name: arForm.fieldPhone }).fill(phone);
 }
 
 const screens: { screen: string; reach: (page: Page) => Promise<void> }[] = [
@@ -41,8 +43,8 @@ const screens: { screen: string; reach: (page: Page) => Promise<void> }[] = [
     reach: async (page) => {
       await open(page, formPath);
       await fill(page, '96651');
-      await page.getByRole('button', { name: ar.buttonSubmit }).click();
-      await expect(page.getByRole('alert')).toHaveText(ar.errorInvalid);
+      await page.getByRole('button', { name: arForm.buttonSubmit }).click();
+      await expect(page.getByRole('alert')).toHaveText(arForm.errorInvalid);
     },
   },
   {
@@ -53,7 +55,7 @@ const screens: { screen: string; reach: (page: Page) => Promise<void> }[] = [
       );
       await open(page, formPath);
       await fill(page, uniquePhone());
-      await page.getByRole('button', { name: ar.buttonSubmit }).click();
+      await page.getByRole('button', { name: arForm.buttonSubmit }).click();
       await expect(page.getByRole('alert')).toHaveText(ar.errorTooManyRequests);
     },
   },
@@ -64,8 +66,8 @@ const screens: { screen: string; reach: (page: Page) => Promise<void> }[] = [
       await page.route(registerApi, () => {});
       await open(page, formPath);
       await fill(page, uniquePhone());
-      await page.getByRole('button', { name: ar.buttonSubmit }).click();
-      await expect(page.getByRole('button', { name: ar.buttonSubmitting })).toBeDisabled();
+      await page.getByRole('button', { name: arForm.buttonSubmit }).click();
+      await expect(page.getByRole('button', { name: arForm.buttonSubmitting })).toBeDisabled();
     },
   },
   {
@@ -73,8 +75,8 @@ const screens: { screen: string; reach: (page: Page) => Promise<void> }[] = [
     reach: async (page) => {
       await open(page, formPath);
       await fill(page, uniquePhone());
-      await page.getByRole('button', { name: ar.buttonSubmit }).click();
-      await expect(page.getByRole('status')).toHaveText(ar.success);
+      await page.getByRole('button', { name: arForm.buttonSubmit }).click();
+      await expect(page.getByRole('status')).toHaveText(arForm.success);
     },
   },
   {
@@ -82,7 +84,7 @@ const screens: { screen: string; reach: (page: Page) => Promise<void> }[] = [
     reach: async (page) => {
       await page.addInitScript(() => localStorage.setItem('user', '{"role":"marketing","id":42}'));
       await open(page, '/register/my-registration-link');
-      await expect(page.getByRole('button', { name: ar.buttonCopy })).toBeVisible();
+      await expect(page.getByRole('button', { name: arLinkPage.buttonCopy })).toBeVisible();
     },
   },
   {
@@ -127,13 +129,13 @@ test('the red error line and the green success line have at least 4.5:1 contrast
 }, testInfo) => {
   await open(page, formPath);
   await fill(page, '96651');
-  await page.getByRole('button', { name: ar.buttonSubmit }).click();
-  await expect(page.getByRole('alert')).toHaveText(ar.errorInvalid);
+  await page.getByRole('button', { name: arForm.buttonSubmit }).click();
+  await expect(page.getByRole('alert')).toHaveText(arForm.errorInvalid);
   const error = await contrastRatio(page, '[role="alert"]');
 
   await fill(page, uniquePhone());
-  await page.getByRole('button', { name: ar.buttonSubmit }).click();
-  await expect(page.getByRole('status')).toHaveText(ar.success);
+  await page.getByRole('button', { name: arForm.buttonSubmit }).click();
+  await expect(page.getByRole('status')).toHaveText(arForm.success);
   const success = await contrastRatio(page, '[role="status"]');
 
   console.log(

@@ -1,4 +1,4 @@
-import { ar } from '../src/domain/catalogue';
+import { arForm } from '../src/domain/catalogue/form';
 import { signedUpParameter } from '../src/domain/links';
 import {
   arabicName,
@@ -38,15 +38,15 @@ test('no script is requested before the first paint, the app and what it imports
 test('what is typed before the app wakes up is kept and sent by the app', async ({ page }) => {
   const phone = uniquePhone();
   const release = await openWithoutApp(page, path);
-  await page.getByRole('textbox', { name: ar.fieldName }).fill(arabicName);
-  await page.getByRole('textbox', { name: ar.fieldPhone }).fill(phone);
+  await page.getByRole('textbox', { name: arForm.fieldName }).fill(arabicName);
+  await page.getByRole('textbox', { name: arForm.fieldPhone }).fill(phone);
 
   release();
   await waitForHydration(page);
-  const submit = page.getByRole('button', { name: ar.buttonSubmit });
-  await expect(page.getByRole('textbox', { name: ar.fieldName })).toHaveValue(arabicName);
+  const submit = page.getByRole('button', { name: arForm.buttonSubmit });
+  await expect(page.getByRole('textbox', { name: arForm.fieldName })).toHaveValue(arabicName);
   await submit.click();
-  await expect(page.getByRole('status')).toHaveText(ar.success);
+  await expect(page.getByRole('status')).toHaveText(arForm.success);
   expect((await storedRow(phone)).name).toBe(arabicName);
 });
 
@@ -56,22 +56,22 @@ test('a submit before the app has loaded is posted by the browser and stored onc
   const { posts, settle } = recordPosts(page);
   const phone = uniquePhone();
   const release = await openWithoutApp(page, path);
-  await page.getByRole('textbox', { name: ar.fieldName }).fill(arabicName);
-  await page.getByRole('textbox', { name: ar.fieldPhone }).fill(phone);
+  await page.getByRole('textbox', { name: arForm.fieldName }).fill(arabicName);
+  await page.getByRole('textbox', { name: arForm.fieldPhone }).fill(phone);
 
-  const submit = page.getByRole('button', { name: ar.buttonSubmit });
+  const submit = page.getByRole('button', { name: arForm.buttonSubmit });
   await expect(submit).toBeEnabled();
-  await page.getByRole('textbox', { name: ar.fieldPhone }).press('Enter');
+  await page.getByRole('textbox', { name: arForm.fieldPhone }).press('Enter');
   // Not until 'load' (openWithoutApp): on a busy machine, the page it lands on may be painted
   // before its load event, which then waits for the held script, that is for release().
   await page.waitForURL(`${path}?${signedUpParameter}`, { waitUntil: 'commit' });
-  await expect(page.getByRole('status')).toHaveText(ar.success);
+  await expect(page.getByRole('status')).toHaveText(arForm.success);
 
   // The app takes over the page it was sent to: the success line stays, the mark leaves the
   // address, and nothing is posted again.
   release();
   await waitForHydration(page);
-  await expect(page.getByRole('status')).toHaveText(ar.success);
+  await expect(page.getByRole('status')).toHaveText(arForm.success);
   await expect(page).toHaveURL(path);
   await page.reload();
   await waitForHydration(page);

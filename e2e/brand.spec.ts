@@ -1,4 +1,5 @@
-import { ar } from '../src/domain/catalogue';
+import { arForm } from '../src/domain/catalogue/form';
+import { ar } from '../src/domain/catalogue/shared';
 import { sampleBrand } from '../testing/sample-brand';
 import { brand, expect, open, openWithoutApp, test, waitForHydration } from './support';
 
@@ -27,7 +28,7 @@ test('the privacy notice is under the button in the first paint, its link openin
   await expect(notice).toBeVisible();
   // Read in order: the button, then the notice, then its link.
   await expect(form.locator('p').last()).toHaveText(`${ar.privacyNotice} ${ar.privacyLink}`);
-  const button = await page.getByRole('button', { name: ar.buttonSubmit }).boundingBox();
+  const button = await page.getByRole('button', { name: arForm.buttonSubmit }).boundingBox();
   const line = await notice.boundingBox();
   expect(line!.y).toBeGreaterThan(button!.y + button!.height);
   const link = page.getByRole('link', { name: ar.privacyLink });

@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { ar } from '../src/domain/catalogue';
+import { arForm } from '../src/domain/catalogue/form';
 import { signedUpParameter } from '../src/domain/links';
 import { arabicName, expect, open, storedRows, test, uniquePhone } from './support';
 
@@ -16,10 +16,10 @@ const allFive = {
 };
 
 async function fillAndSubmit(page: Page, phone: string) {
-  await page.getByRole('textbox', { name: ar.fieldName }).fill(arabicName);
-  await page.getByRole('textbox', { name: ar.fieldPhone }).fill(phone);
-  await page.getByRole('button', { name: ar.buttonSubmit }).click();
-  await expect(page.getByRole('status')).toHaveText(ar.success);
+  await page.getByRole('textbox', { name: arForm.fieldName }).fill(arabicName);
+  await page.getByRole('textbox', { name: arForm.fieldPhone }).fill(phone);
+  await page.getByRole('button', { name: arForm.buttonSubmit }).click();
+  await expect(page.getByRole('status')).toHaveText(arForm.success);
 }
 
 test('a sign-up from a page opened with the five parameters stores all five', async ({ page }) => {
@@ -57,12 +57,12 @@ test.describe('with JavaScript off', () => {
     const query = new URLSearchParams(allFive).toString();
     await page.goto(`${path}?${query}&utm_foo=bar`);
     const answered = page.waitForResponse((response) => response.request().method() === 'POST');
-    await page.getByRole('textbox', { name: ar.fieldName }).fill(arabicName);
-    await page.getByRole('textbox', { name: ar.fieldPhone }).fill(phone);
-    await page.getByRole('button', { name: ar.buttonSubmit }).click();
+    await page.getByRole('textbox', { name: arForm.fieldName }).fill(arabicName);
+    await page.getByRole('textbox', { name: arForm.fieldPhone }).fill(phone);
+    await page.getByRole('button', { name: arForm.buttonSubmit }).click();
     expect((await answered).status()).toBe(303);
     await page.waitForURL(`${path}?${query}&${signedUpParameter}`);
-    await expect(page.getByRole('status')).toHaveText(ar.success);
+    await expect(page.getByRole('status')).toHaveText(arForm.success);
     const [row] = await storedRows([phone]);
     expect(row).toMatchObject(allFive);
   });

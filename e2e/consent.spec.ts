@@ -1,5 +1,6 @@
 import type { Page } from '@playwright/test';
-import { ar } from '../src/domain/catalogue';
+import { arForm } from '../src/domain/catalogue/form';
+import { ar } from '../src/domain/catalogue/shared';
 import { signedUpParameter } from '../src/domain/links';
 import { sampleBrand } from '../testing/sample-brand';
 import { arabicName, expect, open, storedRow, test, uniquePhone } from './support';
@@ -16,9 +17,9 @@ async function signUp(page: Page, phone: string) {
     'href',
     sampleBrand.privacyUrl,
   );
-  await page.getByRole('textbox', { name: ar.fieldName }).fill(arabicName);
-  await page.getByRole('textbox', { name: ar.fieldPhone }).fill(phone);
-  await page.getByRole('button', { name: ar.buttonSubmit }).click();
+  await page.getByRole('textbox', { name: arForm.fieldName }).fill(arabicName);
+  await page.getByRole('textbox', { name: arForm.fieldPhone }).fill(phone);
+  await page.getByRole('button', { name: arForm.buttonSubmit }).click();
 }
 
 const notice = {
@@ -34,7 +35,7 @@ test('a sign-up from the page is stored with the notice it showed and the channe
   const phone = uniquePhone();
   await open(page, path);
   await signUp(page, phone);
-  await expect(page.getByRole('status')).toHaveText(ar.success);
+  await expect(page.getByRole('status')).toHaveText(arForm.success);
   expect(await storedRow(phone)).toMatchObject({ ...notice, channel: 'api' });
 });
 
@@ -48,7 +49,7 @@ test.describe('with JavaScript off', () => {
     await page.goto(path);
     await signUp(page, phone);
     await page.waitForURL(`${path}?${signedUpParameter}`);
-    await expect(page.getByRole('status')).toHaveText(ar.success);
+    await expect(page.getByRole('status')).toHaveText(arForm.success);
     expect(await storedRow(phone)).toMatchObject({ ...notice, channel: 'form' });
   });
 });

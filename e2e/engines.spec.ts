@@ -1,7 +1,11 @@
 import { chromium, test as base, expect } from '@playwright/test';
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
-import { ar, arProgram, arStats } from '../src/domain/catalogue';
+import { arForm } from '../src/domain/catalogue/form';
+import { arLinkPage } from '../src/domain/catalogue/link-page';
+import { arStats } from '../src/domain/catalogue/marketer-stats';
+import { arProgram } from '../src/domain/catalogue/program';
+import { ar } from '../src/domain/catalogue/shared';
 import { basePath, myLinkPath, signedUpParameter } from '../src/domain/links';
 import { buildNotes } from '../src/domain/notes';
 import { packageKeys, packageLabels } from '../src/domain/packages';
@@ -81,9 +85,9 @@ async function openApp(page: EnginePage, path: string) {
 }
 
 async function fillForm(page: EnginePage, values: { name: string; phone: string; email?: string }) {
-  await typeInto(page, ar.fieldName, values.name);
-  if (values.email !== undefined) await typeInto(page, ar.fieldEmail, values.email);
-  await typeInto(page, ar.fieldPhone, values.phone);
+  await typeInto(page, arForm.fieldName, values.name);
+  if (values.email !== undefined) await typeInto(page, arForm.fieldEmail, values.email);
+  await typeInto(page, arForm.fieldPhone, values.phone);
 }
 
 function waitForText(page: EnginePage, role: string, text: string) {
@@ -120,9 +124,9 @@ test('a sign-up through each form route is stored with its notes and marketer', 
       phone: phoneNumber,
       email: `e2e-${phoneNumber}@example.com`,
     });
-    await click(page, { button: ar.buttonSubmit });
-    await waitForText(page, 'status', ar.success);
-    expect(await page.evaluate(fieldValue, ar.fieldPhone), 'the form is emptied').toBe('');
+    await click(page, { button: arForm.buttonSubmit });
+    await waitForText(page, 'status', arForm.success);
+    expect(await page.evaluate(fieldValue, arForm.fieldPhone), 'the form is emptied').toBe('');
     phones.push(phoneNumber);
   }
   const rows = await storedRows(phones);
@@ -139,11 +143,11 @@ test('a wrong phone shows the Arabic error and keeps what was typed', async ({ o
   const page = await open();
   await openApp(page, formRoutes[0]?.path ?? '');
   await fillForm(page, { name: arabicName, phone: '96651234', email: 'nora@example.com' });
-  await click(page, { button: ar.buttonSubmit });
-  await waitForText(page, 'alert', ar.errorInvalid);
-  expect(await page.evaluate(fieldValue, ar.fieldName)).toBe(arabicName);
-  expect(await page.evaluate(fieldValue, ar.fieldEmail)).toBe('nora@example.com');
-  expect(await page.evaluate(fieldValue, ar.fieldPhone)).toBe('96651234');
+  await click(page, { button: arForm.buttonSubmit });
+  await waitForText(page, 'alert', arForm.errorInvalid);
+  expect(await page.evaluate(fieldValue, arForm.fieldName)).toBe(arabicName);
+  expect(await page.evaluate(fieldValue, arForm.fieldEmail)).toBe('nora@example.com');
+  expect(await page.evaluate(fieldValue, arForm.fieldPhone)).toBe('96651234');
   expect(
     await page.evaluate(
       () => document.querySelector('#field-phone')?.getAttribute('aria-invalid'),
@@ -157,9 +161,9 @@ test('a mobile typed in Arabic-Indic digits is stored as a 9665 number', async (
   const phoneNumber = uniquePhone();
   await openApp(page, '/register/register-client/classic_reco');
   await fillForm(page, { name: arabicName, phone: arabicIndic(phoneNumber) });
-  expect(await page.evaluate(fieldValue, ar.fieldPhone)).toBe(phoneNumber);
-  await click(page, { button: ar.buttonSubmit });
-  await waitForText(page, 'status', ar.success);
+  expect(await page.evaluate(fieldValue, arForm.fieldPhone)).toBe(phoneNumber);
+  await click(page, { button: arForm.buttonSubmit });
+  await waitForText(page, 'status', arForm.success);
   const [row] = await storedRows([phoneNumber]);
   expect(row).toMatchObject({ name: arabicName, phone: phoneNumber, package_key: 'classic_reco' });
 });
@@ -173,14 +177,14 @@ test.describe('with JavaScript off', () => {
     const phoneNumber = uniquePhone();
     await page.goto(route.path);
     await fillForm(page, { name: arabicName, phone: phoneNumber });
-    await click(page, { button: ar.buttonSubmit });
+    await click(page, { button: arForm.buttonSubmit });
     await waitFor(
       page,
       'the success page',
       (parameter) => location.search === `?${parameter}` && document.readyState === 'complete',
       signedUpParameter,
     );
-    expect(await page.evaluate(liveText, 'status')).toBe(ar.success);
+    expect(await page.evaluate(liveText, 'status')).toBe(arForm.success);
     expect(await page.evaluate(hydrated, null), 'no script ran').toBe(false);
     const [row] = await storedRows([phoneNumber]);
     expect(row).toMatchObject({
@@ -194,18 +198,18 @@ test.describe('with JavaScript off', () => {
     const page = await open({ javaScript: false });
     await page.goto('/register/marketer/5003');
     await fillForm(page, { name: arabicName, phone: '12345', email: 'nora@example.com' });
-    await click(page, { button: ar.buttonSubmit });
+    await click(page, { button: arForm.buttonSubmit });
     await waitFor(
       page,
       "the server's answer",
       (error) =>
         document.readyState === 'complete' &&
         document.querySelector('[role="alert"]')?.textContent === error,
-      ar.errorInvalid,
+      arForm.errorInvalid,
     );
-    expect(await page.evaluate(fieldValue, ar.fieldName)).toBe(arabicName);
-    expect(await page.evaluate(fieldValue, ar.fieldEmail)).toBe('nora@example.com');
-    expect(await page.evaluate(fieldValue, ar.fieldPhone)).toBe('12345');
+    expect(await page.evaluate(fieldValue, arForm.fieldName)).toBe(arabicName);
+    expect(await page.evaluate(fieldValue, arForm.fieldEmail)).toBe('nora@example.com');
+    expect(await page.evaluate(fieldValue, arForm.fieldPhone)).toBe('12345');
   });
 
   test('the link page says that it needs JavaScript', async ({ open }) => {
@@ -238,11 +242,11 @@ test('the link page: the link, copying it with its alert, a QR code that reads a
   await page.evaluate(() => localStorage.setItem('user', '{"role":"marketing","id":42}'), null);
   await openApp(page, `${basePath}${myLinkPath}`);
   const link = `${baseURL}/register/marketer/42`;
-  await waitFor(page, 'the link', fieldValue, ar.headingMyLink);
-  expect(await page.evaluate(fieldValue, ar.headingMyLink)).toBe(link);
+  await waitFor(page, 'the link', fieldValue, arLinkPage.heading);
+  expect(await page.evaluate(fieldValue, arLinkPage.heading)).toBe(link);
 
-  await click(page, { button: ar.buttonCopy });
-  expect(await page.nextAlert()).toBe(ar.alertCopied);
+  await click(page, { button: arLinkPage.buttonCopy });
+  expect(await page.nextAlert()).toBe(arLinkPage.alertCopied);
 
   // The code is drawn once its chunk has loaded; a screenshot can be the frame before.
   await waitFor(
@@ -253,7 +257,7 @@ test('the link page: the link, copying it with its alert, a QR code that reads a
       code?.scrollIntoView({ block: 'center' });
       return code !== null;
     },
-    ar.altQrCode,
+    arLinkPage.altQrCode,
   );
   await page.evaluate(
     () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
@@ -263,9 +267,9 @@ test('the link page: the link, copying it with its alert, a QR code that reads a
 
   // What was copied, pasted by hand into a field elsewhere.
   await openApp(page, '/register/register-client');
-  await click(page, { field: ar.fieldName });
+  await click(page, { field: arForm.fieldName });
   await page.paste();
-  expect(await page.evaluate(fieldValue, ar.fieldName)).toBe(link);
+  expect(await page.evaluate(fieldValue, arForm.fieldName)).toBe(link);
 });
 
 /**

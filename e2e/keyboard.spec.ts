@@ -1,5 +1,6 @@
 import type { Locator, Page } from '@playwright/test';
-import { ar } from '../src/domain/catalogue';
+import { arForm } from '../src/domain/catalogue/form';
+import { arLinkPage } from '../src/domain/catalogue/link-page';
 import { arabicName, expect, open, storedRow, test, uniquePhone } from './support';
 
 // A visitor with a keyboard only: Tab reaches everything in reading order, Enter submits,
@@ -41,14 +42,14 @@ test('Tab goes name, e-mail, mobile, register, back to the site', async ({ page 
     'input:field-name',
     'input:field-email',
     'input:field-phone',
-    `button:${ar.buttonSubmit}`,
-    `a:${ar.buttonBack}`,
+    `button:${arForm.buttonSubmit}`,
+    `a:${arForm.buttonBack}`,
   ]);
 
   // Right to left: register stands at the start (right) of its row, or above 'back' when the
   // two wrap on a narrow phone.
-  const submit = await page.getByRole('button', { name: ar.buttonSubmit }).boundingBox();
-  const back = await page.getByRole('link', { name: ar.buttonBack }).boundingBox();
+  const submit = await page.getByRole('button', { name: arForm.buttonSubmit }).boundingBox();
+  const back = await page.getByRole('link', { name: arForm.buttonBack }).boundingBox();
   if (submit === null || back === null) throw new Error('the buttons are not laid out');
   const sameRow = Math.abs(submit.y - back.y) < 1;
   if (sameRow) expect(submit.x).toBeGreaterThan(back.x);
@@ -58,11 +59,11 @@ test('Tab goes name, e-mail, mobile, register, back to the site', async ({ page 
 test('focus is visible on every field and button', async ({ page }) => {
   await open(page, path);
   const targets = [
-    page.getByRole('textbox', { name: ar.fieldName }),
-    page.getByRole('textbox', { name: ar.fieldEmail }),
-    page.getByRole('textbox', { name: ar.fieldPhone }),
-    page.getByRole('button', { name: ar.buttonSubmit }),
-    page.getByRole('link', { name: ar.buttonBack }),
+    page.getByRole('textbox', { name: arForm.fieldName }),
+    page.getByRole('textbox', { name: arForm.fieldEmail }),
+    page.getByRole('textbox', { name: arForm.fieldPhone }),
+    page.getByRole('button', { name: arForm.buttonSubmit }),
+    page.getByRole('link', { name: arForm.buttonBack }),
   ];
   const before = await Promise.all(targets.map(outline));
   for (const [index, target] of targets.entries()) {
@@ -86,7 +87,7 @@ test('Enter in the form submits it', async ({ page }) => {
   await page.keyboard.press('Tab');
   await page.keyboard.type(phone);
   await page.keyboard.press('Enter');
-  await expect(page.getByRole('status')).toHaveText(ar.success);
+  await expect(page.getByRole('status')).toHaveText(arForm.success);
   const row = await storedRow(phone);
   expect(row.name).toBe(arabicName);
 });
@@ -105,15 +106,15 @@ test('the error is announced and tied to its field', async ({ page }) => {
   await page.keyboard.type('96651');
   await page.keyboard.press('Enter');
 
-  await expect(alert).toHaveText(ar.errorInvalid);
-  const phone = page.getByRole('textbox', { name: ar.fieldPhone });
+  await expect(alert).toHaveText(arForm.errorInvalid);
+  const phone = page.getByRole('textbox', { name: arForm.fieldPhone });
   await expect(phone).toHaveAttribute('aria-invalid', 'true');
   const describedBy = await phone.getAttribute('aria-describedby');
   expect(describedBy).not.toBeNull();
   await expect(page.locator(`[id="${describedBy}"]`)).toHaveRole('alert');
-  await expect(phone).toHaveAccessibleDescription(ar.errorInvalid);
+  await expect(phone).toHaveAccessibleDescription(arForm.errorInvalid);
   // The valid field is not marked.
-  await expect(page.getByRole('textbox', { name: ar.fieldName })).not.toHaveAttribute(
+  await expect(page.getByRole('textbox', { name: arForm.fieldName })).not.toHaveAttribute(
     'aria-invalid',
   );
 });
@@ -127,8 +128,8 @@ test('the link page can be used with the keyboard', async ({ page, context }) =>
     await dialog.accept();
   });
   await open(page, '/register/my-registration-link');
-  const link = page.getByRole('textbox', { name: ar.headingMyLink });
-  const copy = page.getByRole('button', { name: ar.buttonCopy });
+  const link = page.getByRole('textbox', { name: arLinkPage.heading });
+  const copy = page.getByRole('button', { name: arLinkPage.buttonCopy });
   // The link shows once the client has read the stored user, just after hydration.
   await expect(copy).toBeVisible();
 
@@ -149,5 +150,5 @@ test('the link page can be used with the keyboard', async ({ page, context }) =>
   expect(stops.indexOf('textarea:')).toBe(stops.length - 2);
   await expect(link).not.toBeFocused();
   await page.keyboard.press('Enter');
-  await expect.poll(() => alerts).toEqual([ar.alertCopied]);
+  await expect.poll(() => alerts).toEqual([arLinkPage.alertCopied]);
 });

@@ -1,5 +1,7 @@
 import type { APIRequestContext, Page } from '@playwright/test';
-import { ar, arStats } from '../src/domain/catalogue';
+import { arLinkPage } from '../src/domain/catalogue/link-page';
+import { arStats } from '../src/domain/catalogue/marketer-stats';
+import { ar } from '../src/domain/catalogue/shared';
 import { buildPayload } from '../src/domain/registration';
 import { e2eLeadsApiKey, marketerToken } from '../testing/marketer-auth';
 import { axe, expect, open, test, uniquePhone } from './support';
@@ -112,7 +114,7 @@ test('the section is hidden when the token is refused; the link still works', as
   await open(page, path);
   await refused;
   await expect(statsSection(page)).toHaveCount(0);
-  await expect(page.getByRole('textbox', { name: ar.headingMyLink })).toHaveValue(
+  await expect(page.getByRole('textbox', { name: arLinkPage.heading })).toHaveValue(
     `${baseURL}/register/marketer/42`,
   );
 });

@@ -1,5 +1,7 @@
 import type { Page } from '@playwright/test';
-import { ar } from '../src/domain/catalogue';
+import { arForm } from '../src/domain/catalogue/form';
+import { arLinkPage } from '../src/domain/catalogue/link-page';
+import { ar } from '../src/domain/catalogue/shared';
 import { brand, expect, open, test } from './support';
 
 // docs/product.md §2 and §6: a marketer's link page. The logged-in user is whatever localStorage 'user'
@@ -22,11 +24,11 @@ for (const { role, id, expectedId } of allowed) {
     await storeUser(page, JSON.stringify({ role, id, name: 'ignored' }));
     await open(page, path);
     await expect(page).toHaveTitle(ar.titleMyLink(brand));
-    await expect(page.getByRole('heading', { level: 1 })).toHaveText(ar.headingMyLink);
-    const link = page.getByRole('textbox', { name: ar.headingMyLink });
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText(arLinkPage.heading);
+    const link = page.getByRole('textbox', { name: arLinkPage.heading });
     await expect(link).toHaveValue(`${baseURL}/register/marketer/${expectedId}`);
     await expect(link).toHaveAttribute('readonly', '');
-    await expect(page.getByRole('button', { name: ar.buttonCopy })).toBeVisible();
+    await expect(page.getByRole('button', { name: arLinkPage.buttonCopy })).toBeVisible();
     await expect(page.getByText(ar.errorNotAuthorized)).toHaveCount(0);
   });
 }
@@ -44,7 +46,7 @@ for (const { case: name, stored } of refused) {
     await open(page, path);
     await expect(page.getByText(ar.errorNotAuthorized)).toBeVisible();
     await expect(page.getByRole('textbox')).toHaveCount(0);
-    await expect(page.getByRole('button', { name: ar.buttonCopy })).toHaveCount(0);
+    await expect(page.getByRole('button', { name: arLinkPage.buttonCopy })).toHaveCount(0);
     await expect(page).toHaveTitle(ar.titleMyLink(brand));
   });
 }
@@ -58,8 +60,8 @@ test('copying puts the link on the clipboard and says so', async ({ page, contex
     await dialog.accept();
   });
   await open(page, path);
-  await page.getByRole('button', { name: ar.buttonCopy }).click();
-  await expect.poll(() => alerts).toEqual([`alert: ${ar.alertCopied}`]);
+  await page.getByRole('button', { name: arLinkPage.buttonCopy }).click();
+  await expect.poll(() => alerts).toEqual([`alert: ${arLinkPage.alertCopied}`]);
   const copied = await page.evaluate(() => navigator.clipboard.readText());
   expect(copied).toBe(`${baseURL}/register/marketer/42`);
 });
@@ -67,9 +69,9 @@ test('copying puts the link on the clipboard and says so', async ({ page, contex
 test("the link opens the marketer's form", async ({ page }) => {
   await storeUser(page, JSON.stringify({ role: 'marketing', id: 42 }));
   await open(page, path);
-  const link = await page.getByRole('textbox', { name: ar.headingMyLink }).inputValue();
+  const link = await page.getByRole('textbox', { name: arLinkPage.heading }).inputValue();
   await open(page, link);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(
-    `${ar.headingPrefix} ${ar.headingFreeTrial}`,
+    `${arForm.headingPrefix} ${ar.headingFreeTrial}`,
   );
 });

@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { APIRequestContext, Page } from '@playwright/test';
-import { ar, arProgram, arReview, arStats } from '../src/domain/catalogue';
+import { arStats } from '../src/domain/catalogue/marketer-stats';
+import { arProgram, arReview } from '../src/domain/catalogue/program';
+import { ar } from '../src/domain/catalogue/shared';
 import type { MarketerStats } from '../src/domain/marketer-stats';
 import type { ProgramStats } from '../src/domain/program-stats';
 import { buildPayload } from '../src/domain/registration';

@@ -1,4 +1,6 @@
-import { ar } from '../src/domain/catalogue';
+import { arForm } from '../src/domain/catalogue/form';
+import { arLinkPage } from '../src/domain/catalogue/link-page';
+import { ar } from '../src/domain/catalogue/shared';
 import { packageLabels } from '../src/domain/packages';
 import { brand, expect, open, test } from './support';
 
@@ -6,28 +8,28 @@ import { brand, expect, open, test } from './support';
 const formRoutes = [
   {
     path: '/register/register-client/premium_reco/1001',
-    heading: `${ar.headingPrefix} ${packageLabels.premium_reco}`,
+    heading: `${arForm.headingPrefix} ${packageLabels.premium_reco}`,
     title: ar.titlePackage(packageLabels.premium_reco, brand),
   },
   {
     path: '/register/register-client/classic_portfolio',
-    heading: `${ar.headingPrefix} ${packageLabels.classic_portfolio}`,
+    heading: `${arForm.headingPrefix} ${packageLabels.classic_portfolio}`,
     title: ar.titlePackage(packageLabels.classic_portfolio, brand),
   },
   {
     path: '/register/marketer/2002',
-    heading: `${ar.headingPrefix} ${ar.headingFreeTrial}`,
+    heading: `${arForm.headingPrefix} ${ar.headingFreeTrial}`,
     title: ar.titleGeneric(brand),
   },
   {
     path: '/register/register-client',
-    heading: `${ar.headingPrefix} ${ar.headingFreeTrial}`,
+    heading: `${arForm.headingPrefix} ${ar.headingFreeTrial}`,
     title: ar.titleGeneric(brand),
   },
   {
     // An unknown package is shown as it came in the route.
     path: '/register/register-client/gold_plus',
-    heading: `${ar.headingPrefix} gold_plus`,
+    heading: `${arForm.headingPrefix} gold_plus`,
     title: ar.titlePackage('gold_plus', brand),
   },
 ];
@@ -38,16 +40,16 @@ for (const route of formRoutes) {
     expect(response?.status()).toBe(200);
     await expect(page).toHaveTitle(route.title);
     await expect(page.getByRole('heading', { level: 1 })).toHaveText(route.heading);
-    await expect(page.getByRole('textbox', { name: ar.fieldName })).toBeVisible();
-    await expect(page.getByRole('textbox', { name: ar.fieldEmail })).toHaveAttribute(
+    await expect(page.getByRole('textbox', { name: arForm.fieldName })).toBeVisible();
+    await expect(page.getByRole('textbox', { name: arForm.fieldEmail })).toHaveAttribute(
       'type',
       'email',
     );
-    const phone = page.getByRole('textbox', { name: ar.fieldPhone });
-    await expect(phone).toHaveAttribute('placeholder', ar.fieldPhonePlaceholder);
+    const phone = page.getByRole('textbox', { name: arForm.fieldPhone });
+    await expect(phone).toHaveAttribute('placeholder', arForm.fieldPhonePlaceholder);
     await expect(phone).toHaveAttribute('maxlength', '12');
-    await expect(page.getByRole('button', { name: ar.buttonSubmit })).toBeEnabled();
-    await expect(page.getByRole('link', { name: ar.buttonBack })).toHaveAttribute('href', '/');
+    await expect(page.getByRole('button', { name: arForm.buttonSubmit })).toBeEnabled();
+    await expect(page.getByRole('link', { name: arForm.buttonBack })).toHaveAttribute('href', '/');
     await expect(page.locator('html')).toHaveAttribute('dir', 'rtl');
     await expect(page.locator('html')).toHaveAttribute('lang', 'ar');
   });
@@ -59,7 +61,7 @@ test('/register/my-registration-link has its heading and title for a marketer', 
   await page.addInitScript(() => localStorage.setItem('user', '{"role":"marketing","id":7}'));
   await open(page, '/register/my-registration-link');
   await expect(page).toHaveTitle(ar.titleMyLink(brand));
-  await expect(page.getByRole('heading', { level: 1 })).toHaveText(ar.headingMyLink);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(arLinkPage.heading);
 });
 
 for (const path of ['/register/no-such-page', '/register/register-client/a/b/c', '/register']) {
@@ -82,11 +84,11 @@ test("'back to the site' goes to '/', which lands on the free-trial form", async
 }) => {
   await open(page, '/register/register-client/premium_reco/1001');
   const toRoot = page.waitForRequest((request) => request.url() === `${baseURL}/`);
-  await page.getByRole('link', { name: ar.buttonBack }).click();
+  await page.getByRole('link', { name: arForm.buttonBack }).click();
   await toRoot;
   // Without SITE_URL the server sends '/' to the form with no package.
   await expect(page).toHaveURL(`${baseURL}/register/register-client`);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(
-    `${ar.headingPrefix} ${ar.headingFreeTrial}`,
+    `${arForm.headingPrefix} ${ar.headingFreeTrial}`,
   );
 });

@@ -1,5 +1,5 @@
 import type { Locator, Page } from '@playwright/test';
-import { ar } from '../src/domain/catalogue';
+import { arForm } from '../src/domain/catalogue/form';
 import { packageLabels } from '../src/domain/packages';
 import type { RegistrationsTable } from '../src/server/db/schema';
 import { arabicIndic, arabicName, expect, open, storedRows, test, uniquePhone } from './support';
@@ -7,11 +7,11 @@ import { arabicIndic, arabicName, expect, open, storedRows, test, uniquePhone } 
 // A sign-up through the real server into the real SQLite file, read back with `npm run export`.
 
 async function submitAndWait(page: Page) {
-  await page.getByRole('button', { name: ar.buttonSubmit }).click();
-  await expect(page.getByRole('status')).toHaveText(ar.success);
+  await page.getByRole('button', { name: arForm.buttonSubmit }).click();
+  await expect(page.getByRole('status')).toHaveText(arForm.success);
   await expect(page.getByRole('alert')).toHaveText('');
   // docs/product.md §4: the values are reset after success.
-  for (const field of [ar.fieldName, ar.fieldEmail, ar.fieldPhone]) {
+  for (const field of [arForm.fieldName, arForm.fieldEmail, arForm.fieldPhone]) {
     await expect(page.getByRole('textbox', { name: field })).toHaveValue('');
   }
 }
@@ -25,7 +25,7 @@ const routeKinds: {
     kind: 'package and marketer',
     path: '/register/register-client/premium_reco/m-1001',
     expected: {
-      notes: `${ar.notesPackagePrefix} ${packageLabels.premium_reco} - ${ar.notesMarketerLink}`,
+      notes: `${arForm.notesPackagePrefix} ${packageLabels.premium_reco} - ${arForm.notesMarketerLink}`,
       marketing_id: 'm-1001',
       package_key: 'premium_reco',
       source: 'marketer_link',
@@ -35,7 +35,7 @@ const routeKinds: {
     kind: 'package only',
     path: '/register/register-client/economy_portfolio',
     expected: {
-      notes: `${ar.notesPackagePrefix} ${packageLabels.economy_portfolio} - ${ar.notesGeneralLink}`,
+      notes: `${arForm.notesPackagePrefix} ${packageLabels.economy_portfolio} - ${arForm.notesGeneralLink}`,
       marketing_id: null,
       package_key: 'economy_portfolio',
       source: 'general_link',
@@ -45,7 +45,7 @@ const routeKinds: {
     kind: 'marketer only',
     path: '/register/marketer/2002',
     expected: {
-      notes: ar.notesMarketerLink,
+      notes: arForm.notesMarketerLink,
       marketing_id: '2002',
       package_key: null,
       source: 'marketer_link',
@@ -55,7 +55,7 @@ const routeKinds: {
     kind: 'neither (free trial)',
     path: '/register/register-client',
     expected: {
-      notes: ar.notesGeneralLink,
+      notes: arForm.notesGeneralLink,
       marketing_id: null,
       package_key: null,
       source: 'general_link',
@@ -74,9 +74,9 @@ test('a sign-up through each of the four route kinds is stored with its notes an
       const phone = uniquePhone();
       const email = `e2e-${phone}@example.com`;
       await open(page, path);
-      await page.getByRole('textbox', { name: ar.fieldName }).fill('Sara Ahmed');
-      await page.getByRole('textbox', { name: ar.fieldEmail }).fill(email);
-      await page.getByRole('textbox', { name: ar.fieldPhone }).fill(phone);
+      await page.getByRole('textbox', { name: arForm.fieldName }).fill('Sara Ahmed');
+      await page.getByRole('textbox', { name: arForm.fieldEmail }).fill(email);
+      await page.getByRole('textbox', { name: arForm.fieldPhone }).fill(phone);
       await submitAndWait(page);
       sent.push({ kind, phone, email, expected });
     });
@@ -150,8 +150,8 @@ test('an Arabic name and every way of entering the mobile end as 9665 numbers in
     await test.step(way, async () => {
       const phone = uniquePhone();
       await open(page, '/register/register-client/classic_reco');
-      await page.getByRole('textbox', { name: ar.fieldName }).pressSequentially(arabicName);
-      const field = page.getByRole('textbox', { name: ar.fieldPhone });
+      await page.getByRole('textbox', { name: arForm.fieldName }).pressSequentially(arabicName);
+      const field = page.getByRole('textbox', { name: arForm.fieldPhone });
       await enter(page, field, phone);
       await expect(field).toHaveValue(phone);
       await submitAndWait(page);

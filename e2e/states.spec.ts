@@ -1,5 +1,6 @@
 import type { Page } from '@playwright/test';
-import { ar } from '../src/domain/catalogue';
+import { arForm } from '../src/domain/catalogue/form';
+import { ar } from '../src/domain/catalogue/shared';
 import { arabicName, expect, open, registerApi, storedRow, test, uniquePhone } from './support';
 
 // docs/product.md §4: idle, then submitting (button disabled and relabelled), then success or error.
@@ -9,15 +10,15 @@ const email = 'sara@example.com';
 
 async function fillValid(page: Page, phone: string) {
   await open(page, path);
-  await page.getByRole('textbox', { name: ar.fieldName }).fill(arabicName);
-  await page.getByRole('textbox', { name: ar.fieldEmail }).fill(email);
-  await page.getByRole('textbox', { name: ar.fieldPhone }).fill(phone);
+  await page.getByRole('textbox', { name: arForm.fieldName }).fill(arabicName);
+  await page.getByRole('textbox', { name: arForm.fieldEmail }).fill(email);
+  await page.getByRole('textbox', { name: arForm.fieldPhone }).fill(phone);
 }
 
 async function expectValuesKept(page: Page, phone: string) {
-  await expect(page.getByRole('textbox', { name: ar.fieldName })).toHaveValue(arabicName);
-  await expect(page.getByRole('textbox', { name: ar.fieldEmail })).toHaveValue(email);
-  await expect(page.getByRole('textbox', { name: ar.fieldPhone })).toHaveValue(phone);
+  await expect(page.getByRole('textbox', { name: arForm.fieldName })).toHaveValue(arabicName);
+  await expect(page.getByRole('textbox', { name: arForm.fieldEmail })).toHaveValue(email);
+  await expect(page.getByRole('textbox', { name: arForm.fieldPhone })).toHaveValue(phone);
 }
 
 test('while the request is in flight the button is disabled and relabelled', async ({ page }) => {
@@ -32,24 +33,24 @@ test('while the request is in flight the button is disabled and relabelled', asy
     await route.continue();
   });
   await fillValid(page, phone);
-  await page.getByRole('button', { name: ar.buttonSubmit }).click();
+  await page.getByRole('button', { name: arForm.buttonSubmit }).click();
   await requested;
 
-  const pending = page.getByRole('button', { name: ar.buttonSubmitting });
+  const pending = page.getByRole('button', { name: arForm.buttonSubmitting });
   await expect(pending).toBeDisabled();
-  await expect(page.getByRole('button', { name: ar.buttonSubmit, exact: true })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: arForm.buttonSubmit, exact: true })).toHaveCount(0);
   // A second press while pending sends nothing more.
   await pending.click({ force: true });
 
   release();
-  await expect(page.getByRole('status')).toHaveText(ar.success);
-  await expect(page.getByRole('button', { name: ar.buttonSubmit, exact: true })).toBeEnabled();
+  await expect(page.getByRole('status')).toHaveText(arForm.success);
+  await expect(page.getByRole('button', { name: arForm.buttonSubmit, exact: true })).toBeEnabled();
   expect(sent).toBe(1);
   await storedRow(phone);
 });
 
 const serverErrors = [
-  { status: 400, error: ar.errorInvalid },
+  { status: 400, error: arForm.errorInvalid },
   { status: 400, error: ar.errorBadRequest },
   { status: 429, error: ar.errorTooManyRequests },
 ];
@@ -60,11 +61,11 @@ for (const { status, error } of serverErrors) {
       route.fulfill({ status, contentType: 'application/json', body: JSON.stringify({ error }) }),
     );
     await fillValid(page, phone);
-    await page.getByRole('button', { name: ar.buttonSubmit }).click();
+    await page.getByRole('button', { name: arForm.buttonSubmit }).click();
     await expect(page.getByRole('alert')).toHaveText(error);
     await expect(page.getByRole('status')).toHaveText('');
     await expectValuesKept(page, phone);
-    await expect(page.getByRole('button', { name: ar.buttonSubmit })).toBeEnabled();
+    await expect(page.getByRole('button', { name: arForm.buttonSubmit })).toBeEnabled();
   });
 }
 
@@ -74,8 +75,8 @@ test('an error answer that is not JSON shows the generic error', async ({ page }
     route.fulfill({ status: 502, contentType: 'text/html', body: '<h1>Bad Gateway</h1>' }),
   );
   await fillValid(page, phone);
-  await page.getByRole('button', { name: ar.buttonSubmit }).click();
-  await expect(page.getByRole('alert')).toHaveText(ar.errorGeneric);
+  await page.getByRole('button', { name: arForm.buttonSubmit }).click();
+  await expect(page.getByRole('alert')).toHaveText(arForm.errorGeneric);
   await expectValuesKept(page, phone);
 });
 
@@ -83,14 +84,14 @@ test('a network failure shows the generic error and keeps the values', async ({ 
   const phone = uniquePhone();
   await page.route(registerApi, (route) => route.abort('internetdisconnected'));
   await fillValid(page, phone);
-  await page.getByRole('button', { name: ar.buttonSubmit }).click();
-  await expect(page.getByRole('alert')).toHaveText(ar.errorGeneric);
+  await page.getByRole('button', { name: arForm.buttonSubmit }).click();
+  await expect(page.getByRole('alert')).toHaveText(arForm.errorGeneric);
   await expectValuesKept(page, phone);
 
   // The form is not locked: once the network is back, the same values go through.
   await page.unroute(registerApi);
-  await page.getByRole('button', { name: ar.buttonSubmit }).click();
-  await expect(page.getByRole('status')).toHaveText(ar.success);
+  await page.getByRole('button', { name: arForm.buttonSubmit }).click();
+  await expect(page.getByRole('status')).toHaveText(arForm.success);
   await expect(page.getByRole('alert')).toHaveText('');
   await storedRow(phone);
 });

@@ -1,5 +1,6 @@
 import type { Page } from '@playwright/test';
-import { ar } from '../src/domain/catalogue';
+import { arForm } from '../src/domain/catalogue/form';
+import { ar } from '../src/domain/catalogue/shared';
 import { signedUpParameter } from '../src/domain/links';
 import { buildNotes } from '../src/domain/notes';
 import { sampleBrand } from '../testing/sample-brand';
@@ -15,16 +16,16 @@ const routes = [
   { path: '/register/register-client', marketingId: null },
 ];
 
-const nameField = (page: Page) => page.getByRole('textbox', { name: ar.fieldName });
-const emailField = (page: Page) => page.getByRole('textbox', { name: ar.fieldEmail });
-const phoneField = (page: Page) => page.getByRole('textbox', { name: ar.fieldPhone });
+const nameField = (page: Page) => page.getByRole('textbox', { name: arForm.fieldName });
+const emailField = (page: Page) => page.getByRole('textbox', { name: arForm.fieldEmail });
+const phoneField = (page: Page) => page.getByRole('textbox', { name: arForm.fieldPhone });
 
 /** Fills the form and submits it, returning the server's answer to the post. */
 async function submit(page: Page, phone: string) {
   await nameField(page).fill(arabicName);
   await phoneField(page).fill(phone);
   const answered = page.waitForResponse((response) => response.request().method() === 'POST');
-  await page.getByRole('button', { name: ar.buttonSubmit }).click();
+  await page.getByRole('button', { name: arForm.buttonSubmit }).click();
   return answered;
 }
 
@@ -40,7 +41,7 @@ async function expectProvider(page: Page) {
 
 async function expectSignedUp(page: Page, path: string) {
   await page.waitForURL(`${path}?${signedUpParameter}`);
-  await expect(page.getByRole('status')).toHaveText(ar.success);
+  await expect(page.getByRole('status')).toHaveText(arForm.success);
   await expect(page.getByRole('alert')).toHaveText('');
   for (const field of [nameField, emailField, phoneField]) {
     await expect(field(page)).toHaveValue('');
@@ -98,13 +99,13 @@ test.describe('with JavaScript off', () => {
     const answer = await submit(page, '12345');
 
     expect(answer.status()).toBe(400);
-    await expect(page.getByRole('alert')).toHaveText(ar.errorInvalid);
+    await expect(page.getByRole('alert')).toHaveText(arForm.errorInvalid);
     await expect(phoneField(page)).toHaveValue('12345');
     await expect(phoneField(page)).toHaveAttribute('aria-invalid', 'true');
-    await expect(phoneField(page)).toHaveAccessibleDescription(ar.errorInvalid);
+    await expect(phoneField(page)).toHaveAccessibleDescription(arForm.errorInvalid);
     await expect(nameField(page)).toHaveValue(arabicName);
     await expect(emailField(page)).toHaveValue('nora@example.com');
-    await expect(page.getByRole('button', { name: ar.buttonSubmit })).toBeEnabled();
+    await expect(page.getByRole('button', { name: arForm.buttonSubmit })).toBeEnabled();
     await expectProvider(page);
   });
 });
@@ -129,7 +130,7 @@ test.describe('the server’s answers, without the app', () => {
   test('axe finds nothing on the invalid-input page', async ({ page }, testInfo) => {
     await page.goto(routes[1]?.path ?? '');
     expect((await submit(page, '12345')).status()).toBe(400);
-    await expect(page.getByRole('alert')).toHaveText(ar.errorInvalid);
+    await expect(page.getByRole('alert')).toHaveText(arForm.errorInvalid);
     expect(await axe(page, 'form posted without the app, invalid', testInfo.project.name)).toEqual(
       [],
     );

@@ -5,7 +5,7 @@
 import { Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import SqliteDatabase from 'better-sqlite3';
-import { ar } from '../src/domain/catalogue';
+import { ar } from '../src/domain/catalogue/shared';
 import { requestTimeoutMs, retryAfterSeconds } from '../src/server/server-limits';
 import {
   finishRun,

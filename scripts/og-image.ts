@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
-import { arPreview } from '../src/domain/catalogue';
+import { arPreview } from '../src/domain/catalogue/preview';
 import { chromiumArgs, requireChromium } from './local-machine';
 
 const executablePath = requireChromium();

@@ -10,7 +10,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContextOptions, type Page } from '@playwright/test';
 import { waitForHydration } from '../e2e/hydration';
-import { ar, arProgram, arReview, arStats } from '../src/domain/catalogue';
+import { arForm } from '../src/domain/catalogue/form';
+import { arLinkPage } from '../src/domain/catalogue/link-page';
+import { arStats } from '../src/domain/catalogue/marketer-stats';
+import { arProgram, arReview } from '../src/domain/catalogue/program';
+import { ar } from '../src/domain/catalogue/shared';
 import type { ProgramStats } from '../src/domain/program-stats';
 import { buildPayload } from '../src/domain/registration';
 import { e2eLeadsApiKey, e2eMarketerAuthSecret, marketerToken } from '../testing/marketer-auth';
@@ -41,9 +45,9 @@ async function open(page: Page, path: string) {
 }
 
 async function fill(page: Page, phone: string) {
-  await page.getByRole('textbox', { name: ar.fieldName }).fill(visitorName);
-  await page.getByRole('textbox', { name: ar.fieldEmail }).fill('noura@example.com');
-  await page.getByRole('textbox', { name: ar.fieldPhone }).fill(phone);
+  await page.getByRole('textbox', { name: arForm.fieldName }).fill(visitorName);
+  await page.getByRole('textbox', { name: arForm.fieldEmail }).fill('noura@example.com');
+  await page.getByRole('textbox', { name: arForm.fieldPhone }).fill(phone);
 }
 
 /** Each state, reached the way a visitor reaches it. */
@@ -52,22 +56,22 @@ const states: Record<string, (page: Page) => Promise<void>> = {
   'form-error': async (page) => {
     await open(page, formPath);
     await fill(page, '96650123');
-    await page.getByRole('button', { name: ar.buttonSubmit }).click();
-    await page.getByRole('alert').getByText(ar.errorInvalid).waitFor();
+    await page.getByRole('button', { name: arForm.buttonSubmit }).click();
+    await page.getByRole('alert').getByText(arForm.errorInvalid).waitFor();
   },
   'form-success': async (page) => {
     await open(page, formPath);
     await fill(page, `9665${String(randomInt(0, 100_000_000)).padStart(8, '0')}`);
-    await page.getByRole('button', { name: ar.buttonSubmit }).click();
-    await page.getByRole('status').getByText(ar.success).waitFor();
+    await page.getByRole('button', { name: arForm.buttonSubmit }).click();
+    await page.getByRole('status').getByText(arForm.success).waitFor();
   },
   'free-trial': (page) => open(page, '/register/register-client'),
   'link-page': async (page) => {
     await page.addInitScript(() => localStorage.setItem('user', '{"role":"marketing","id":1042}'));
     await open(page, linkPath);
-    await page.getByRole('button', { name: ar.buttonCopy }).waitFor();
+    await page.getByRole('button', { name: arLinkPage.buttonCopy }).waitFor();
     // The QR code is drawn on the client, a moment after the rest.
-    await page.getByRole('img', { name: ar.altQrCode }).waitFor();
+    await page.getByRole('img', { name: arLinkPage.altQrCode }).waitFor();
   },
   'link-stats': async (page) => {
     const token = await marketerToken('1042');

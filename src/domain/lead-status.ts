@@ -1,4 +1,4 @@
-import { arLeadStatus } from './catalogue';
+import { arLeadStatus } from './catalogue/lead-status';
 
 /**
  * What became of a lead, as the provider's CRM tells it (docs/marketer-kit.md). Every lead

@@ -1,4 +1,4 @@
-import { ar } from './catalogue';
+import { arForm } from './catalogue/form';
 import { packageKeyOf, packageKeyPattern, packageLabel } from './packages';
 
 export type Source = 'marketer_link' | 'general_link';
@@ -9,8 +9,8 @@ export interface RouteAttribution {
 }
 
 const sourceText: Record<Source, string> = {
-  marketer_link: ar.notesMarketerLink,
-  general_link: ar.notesGeneralLink,
+  marketer_link: arForm.notesMarketerLink,
+  general_link: arForm.notesGeneralLink,
 };
 
 /** The notes text of docs/product.md §4: the one place it is built. */
@@ -18,7 +18,7 @@ export function buildNotes({ packageName, marketingId }: RouteAttribution): stri
   const source = sourceText[marketingId === undefined ? 'general_link' : 'marketer_link'];
   return packageName === undefined
     ? source
-    : `${ar.notesPackagePrefix} ${packageLabel(packageName)} - ${source}`;
+    : `${arForm.notesPackagePrefix} ${packageLabel(packageName)} - ${source}`;
 }
 
 export interface NotesMeaning {
@@ -31,7 +31,7 @@ export function parseNotes(notes: string): NotesMeaning {
   for (const source of Object.keys(sourceText) as Source[]) {
     const text = sourceText[source];
     if (notes === text) return { packageKey: null, source };
-    const prefix = `${ar.notesPackagePrefix} `;
+    const prefix = `${arForm.notesPackagePrefix} `;
     const suffix = ` - ${text}`;
     if (
       notes.startsWith(prefix) &&

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { buildPayload } from '../domain/registration';
-import { ar } from '../domain/catalogue';
+import { ar } from '../domain/catalogue/shared';
 import { buildTestApp, describeOnBackends } from '../../testing/server-test-helpers';
 
 const name = 'سارة المطيري';

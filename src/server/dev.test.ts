@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ar, arProgram } from '../domain/catalogue';
+import { arForm } from '../domain/catalogue/form';
+import { ar } from '../domain/catalogue/shared';
 import { packageLabel } from '../domain/packages';
 import { buildPayload } from '../domain/registration';
 import { sampleBrand, sampleBrandEnv } from '../../testing/sample-brand';
@@ -33,7 +34,7 @@ describe('the development server', () => {
 
   // The page's heading as React writes it: the package label in a box of its own.
   const heading = (label: string) =>
-    `${ar.headingPrefix}<!-- --> <span class="heading-label">${label}</span>`;
+    `${arForm.headingPrefix}<!-- --> <span class="heading-label">${label}</span>`;
   const free = heading(ar.headingFreeTrial);
   const premium = heading(packageLabel('premium_reco'));
   it.each([
@@ -43,7 +44,7 @@ describe('the development server', () => {
     ['/register/marketer/42', 200, `<h1 id="heading">${free}</h1>`],
     ['/register/marketer/a.b', 200, `<h1 id="heading">${free}</h1>`],
     ['/register/my-registration-link', 200, `<title>${ar.titleMyLink(ar.brandDefault)}</title>`],
-    ['/register/program', 200, `<title>${arProgram.title(ar.brandDefault)}</title>`],
+    ['/register/program', 200, `<title>${ar.titleProgram(ar.brandDefault)}</title>`],
     ['/register/entry-client', 404, ar.notFound],
     ['/register/nothing-here', 404, ar.notFound],
   ])('answers %s with the page', async (path, status, content) => {

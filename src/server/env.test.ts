@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { ar } from '../domain/catalogue';
+import { ar } from '../domain/catalogue/shared';
 import { sampleBrand } from '../../testing/sample-brand';
 import { loadConfig } from './env';
 

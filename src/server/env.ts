@@ -2,7 +2,7 @@ import { BlockList, isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { ar } from '../domain/catalogue';
+import { ar } from '../domain/catalogue/shared';
 import { readLogo, type LogoFile } from './brand-logo';
 import { defaultFlagSettings } from './registrations/flags';
 

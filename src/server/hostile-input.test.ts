@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ar } from '../domain/catalogue';
+import { arForm } from '../domain/catalogue/form';
+import { ar } from '../domain/catalogue/shared';
 import { buildNotes } from '../domain/notes';
 import { packageKeys } from '../domain/packages';
 import {
@@ -19,7 +20,7 @@ const validCount = 1_000;
 const batchSize = 250;
 const bodyLimit = 16 * 1024;
 const url = '/api/external-register';
-const refusalTexts: string[] = [ar.errorInvalid, ar.errorBadRequest];
+const refusalTexts: string[] = [arForm.errorInvalid, ar.errorBadRequest];
 // The rate limit is tested elsewhere; here it would only turn refusals into 429s.
 const env = { RATE_LIMIT_PER_MINUTE: '10000000' };
 

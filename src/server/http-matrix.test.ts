@@ -1,6 +1,6 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
-import { ar } from '../domain/catalogue';
+import { ar } from '../domain/catalogue/shared';
 import { buildPayload } from '../domain/registration';
 import { retryAfterSeconds } from './server-limits';
 import {

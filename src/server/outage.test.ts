@@ -6,7 +6,7 @@ import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import SqliteDatabase from 'better-sqlite3';
 import { Client } from 'pg';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { ar } from '../domain/catalogue';
+import { arForm } from '../domain/catalogue/form';
 import { buildPayload } from '../domain/registration';
 import {
   buildTestApp,
@@ -170,7 +170,7 @@ describe.each(testBackends.filter((backend) => backend.database === 'postgres'))
         app.inject({ method: 'POST', url, payload: payload(2) }),
       );
       expect(refused.statusCode).toBe(503);
-      expect(refused.json()).toEqual({ error: ar.errorGeneric });
+      expect(refused.json()).toEqual({ error: arForm.errorGeneric });
       expect(ms).toBeLessThan(3_500);
       // Alive all along: a liveness probe must not restart an instance for the database's sake.
       expect((await app.inject({ url: '/api/health' })).statusCode).toBe(200);
@@ -210,11 +210,11 @@ describe.each(testBackends.filter((backend) => backend.database === 'postgres'))
       });
       expect([statsRefused.statusCode, statsRefused.json()]).toEqual([
         503,
-        { error: ar.errorGeneric },
+        { error: arForm.errorGeneric },
       ]);
       expect([statusRefused.statusCode, statusRefused.json()]).toEqual([
         503,
-        { error: ar.errorGeneric },
+        { error: arForm.errorGeneric },
       ]);
       expect(log()).toContain('database unavailable');
       expect(log()).not.toContain('unexpected error');
@@ -239,7 +239,7 @@ describe.each(testBackends.filter((backend) => backend.database === 'postgres'))
 
         proxy.refuse(code, message);
         const refused = await app.inject({ method: 'POST', url, payload: payload(2) });
-        expect([refused.statusCode, refused.json()]).toEqual([503, { error: ar.errorGeneric }]);
+        expect([refused.statusCode, refused.json()]).toEqual([503, { error: arForm.errorGeneric }]);
         expect((await app.inject({ url: '/api/ready' })).statusCode).toBe(503);
         expect((await app.inject({ url: '/api/health' })).statusCode).toBe(200);
 
@@ -309,7 +309,7 @@ describe.each(testBackends.filter((backend) => backend.database === 'postgres'))
       await endConnections();
       expect([(await waiting).statusCode, (await waiting).json()]).toEqual([
         503,
-        { error: ar.errorGeneric },
+        { error: arForm.errorGeneric },
       ]);
       await holder.end();
       expect((await signUp(3)).statusCode).toBe(201);
@@ -317,7 +317,7 @@ describe.each(testBackends.filter((backend) => backend.database === 'postgres'))
       await admin.query(`alter database ${name} allow_connections false`);
       await endConnections();
       const refused = await signUp(4);
-      expect([refused.statusCode, refused.json()]).toEqual([503, { error: ar.errorGeneric }]);
+      expect([refused.statusCode, refused.json()]).toEqual([503, { error: arForm.errorGeneric }]);
       expect((await app.inject({ url: '/api/ready' })).statusCode).toBe(503);
 
       await admin.query(`alter database ${name} allow_connections true`);
@@ -340,7 +340,7 @@ describe.each(testBackends.filter((backend) => backend.database === 'postgres'))
         ]),
       );
       expect([post.statusCode, ready.statusCode]).toEqual([503, 503]);
-      expect(post.json()).toEqual({ error: ar.errorGeneric });
+      expect(post.json()).toEqual({ error: arForm.errorGeneric });
       expect(ms).toBeLessThan(8_000);
 
       await proxy.restore();
@@ -359,7 +359,7 @@ describe('on SQLite, with the database locked by another process', () => {
 
     const refused = await app.inject({ method: 'POST', url, payload: payload(1) });
     expect(refused.statusCode).toBe(503);
-    expect(refused.json()).toEqual({ error: ar.errorGeneric });
+    expect(refused.json()).toEqual({ error: arForm.errorGeneric });
 
     holder.exec('rollback');
     expect((await app.inject({ method: 'POST', url, payload: payload(2) })).statusCode).toBe(201);
@@ -398,7 +398,7 @@ describe('with Redis out of reach', () => {
     expect((await signUp()).statusCode).toBe(201);
     const again = await signUp();
     expect(again.statusCode).toBe(400);
-    expect(again.json()).toEqual({ error: ar.errorChallenge });
+    expect(again.json()).toEqual({ error: arForm.errorChallenge });
     expect(await rows()).toHaveLength(1);
   });
 });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { brotliDecompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { ar } from '../domain/catalogue';
+import { ar } from '../domain/catalogue/shared';
 import { sampleBrand, sampleBrandEnv } from '../../testing/sample-brand';
 import {
   buildTestApp,

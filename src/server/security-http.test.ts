@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ar } from '../domain/catalogue';
+import { arForm } from '../domain/catalogue/form';
+import { ar } from '../domain/catalogue/shared';
 import { buildPayload, trapField } from '../domain/registration';
 import {
   buildCommand,
@@ -120,7 +121,7 @@ describeOnBackends('the built server on $name', (backend) => {
       ...change,
     });
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ error: ar.errorInvalid });
+    expect(await response.json()).toEqual({ error: arForm.errorInvalid });
     expect(await database.rows()).toHaveLength(before);
   });
 

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ar } from '../domain/catalogue';
+import { ar } from '../domain/catalogue/shared';
 import { loadConfig } from './env';
 import { buildTestApp, describeOnBackends, sqliteBackend } from '../../testing/server-test-helpers';
 

@@ -1,25 +1,27 @@
 import { render, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { ar } from '../domain/catalogue';
+import { arForm } from '../domain/catalogue/form';
+import { arLinkPage } from '../domain/catalogue/link-page';
+import { ar } from '../domain/catalogue/shared';
 import { packageKeys, packageLabels } from '../domain/packages';
 import { App } from './app';
 import { defaultBrand } from './brand';
 import { renderApp, sampleBrand } from './test-helpers';
 
-const freeTrialHeading = `${ar.headingPrefix} ${ar.headingFreeTrial}`;
+const freeTrialHeading = `${arForm.headingPrefix} ${ar.headingFreeTrial}`;
 
 describe('the routes of docs/product.md §2', () => {
   it.each([
     [
       'a package and a marketer',
       '/register/register-client/premium_reco/42',
-      `${ar.headingPrefix} ${packageLabels.premium_reco}`,
+      `${arForm.headingPrefix} ${packageLabels.premium_reco}`,
       ar.titlePackage(packageLabels.premium_reco, ar.brandDefault),
     ],
     [
       'a package',
       '/register/register-client/economy_portfolio',
-      `${ar.headingPrefix} ${packageLabels.economy_portfolio}`,
+      `${arForm.headingPrefix} ${packageLabels.economy_portfolio}`,
       ar.titlePackage(packageLabels.economy_portfolio, ar.brandDefault),
     ],
     ['a marketer', '/register/marketer/42', freeTrialHeading, ar.titleGeneric(ar.brandDefault)],
@@ -33,14 +35,16 @@ describe('the routes of docs/product.md §2', () => {
 
   it.each(packageKeys)('label the package %s', (key) => {
     renderApp(`/register/register-client/${key}`);
-    const heading = `${ar.headingPrefix} ${packageLabels[key]}`;
+    const heading = `${arForm.headingPrefix} ${packageLabels[key]}`;
     expect(screen.getByRole('heading', { name: heading })).toBeInTheDocument();
     expect(document.title).toBe(ar.titlePackage(packageLabels[key], ar.brandDefault));
   });
 
   it('show an unknown package key as it came, for a package added later', () => {
     renderApp('/register/register-client/gold_plan/7');
-    expect(screen.getByRole('heading', { name: `${ar.headingPrefix} gold_plan` })).toBeVisible();
+    expect(
+      screen.getByRole('heading', { name: `${arForm.headingPrefix} gold_plan` }),
+    ).toBeVisible();
     expect(document.title).toBe(ar.titlePackage('gold_plan', ar.brandDefault));
   });
 
@@ -60,7 +64,7 @@ describe('the routes of docs/product.md §2', () => {
   it('show the link page with its title', async () => {
     localStorage.setItem('user', JSON.stringify({ role: 'marketing', id: 1 }));
     renderApp('/register/my-registration-link');
-    expect(await screen.findByRole('heading', { name: ar.headingMyLink })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: arLinkPage.heading })).toBeInTheDocument();
     expect(document.title).toBe(ar.titleMyLink(ar.brandDefault));
   });
 

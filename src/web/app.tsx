@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { ar } from '../domain/catalogue';
+import { ar } from '../domain/catalogue/shared';
 import { basePath } from '../domain/links';
 import type { Brand, FormState } from '../domain/render-contract';
 import { BrandProvider } from './brand';

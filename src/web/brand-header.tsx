@@ -1,4 +1,4 @@
-import { ar } from '../domain/catalogue';
+import { ar } from '../domain/catalogue/shared';
 import { privacyVersionField } from '../domain/registration';
 import { useBrand } from './brand';
 

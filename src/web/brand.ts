@@ -1,5 +1,5 @@
 import { createContext, useContext } from 'react';
-import { ar } from '../domain/catalogue';
+import { ar } from '../domain/catalogue/shared';
 import type { Brand } from '../domain/render-contract';
 
 /** The <meta> through which the server's brand reaches the client (head.ts writes it). */

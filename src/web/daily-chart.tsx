@@ -1,4 +1,4 @@
-import { arStats } from '../domain/catalogue';
+import { arStats } from '../domain/catalogue/marketer-stats';
 import { formatDate, formatNumber } from './stats-format';
 
 /** One day of the numbers' answers (YYYY-MM-DD, UTC). */

@@ -2,7 +2,10 @@ import { act, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { hydrateRoot } from 'react-dom/client';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { ar, arPreview } from '../domain/catalogue';
+import { arForm } from '../domain/catalogue/form';
+import { arLinkPage } from '../domain/catalogue/link-page';
+import { arPreview } from '../domain/catalogue/preview';
+import { ar } from '../domain/catalogue/shared';
 import { registrationPath } from '../domain/links';
 import { packageLabels } from '../domain/packages';
 import { formStampField, privacyVersionField } from '../domain/registration';
@@ -18,7 +21,7 @@ describe('render, the contract with the server', () => {
     const label = packageLabels.premium_reco;
     expect(page.head).toContain(`<title>${ar.titlePackage(label, ar.brandDefault)}</title>`);
     expect(page.html).toContain(
-      `<h1 id="heading">${ar.headingPrefix}<!-- --> <span class="heading-label">${label}</span></h1>`,
+      `<h1 id="heading">${arForm.headingPrefix}<!-- --> <span class="heading-label">${label}</span></h1>`,
     );
     expect(page.html).not.toContain('<title');
   });
@@ -62,7 +65,7 @@ describe('render, the contract with the server', () => {
     expect(page.head).toContain(`<title>${ar.titleMyLink(ar.brandDefault)}</title>`);
     expect(page.html).not.toContain('/register/marketer/');
     expect(page.html).not.toContain(ar.errorNotAuthorized);
-    expect(page.html).not.toContain(ar.headingMyLink);
+    expect(page.html).not.toContain(arLinkPage.heading);
   });
 });
 
@@ -295,7 +298,7 @@ describe('a form the server answered (posted without JavaScript)', () => {
   const refused: FormState = {
     values: typed,
     invalid: ['phone'],
-    error: ar.errorInvalid,
+    error: arForm.errorInvalid,
     success: '',
   };
 
@@ -311,13 +314,13 @@ describe('a form the server answered (posted without JavaScript)', () => {
     showRendered(
       render('/register/register-client', { origin: '', brand: sampleBrand, form: refused }).html,
     );
-    const phone = screen.getByRole('textbox', { name: ar.fieldPhone });
-    expect(screen.getByRole('alert')).toHaveTextContent(ar.errorInvalid);
+    const phone = screen.getByRole('textbox', { name: arForm.fieldPhone });
+    expect(screen.getByRole('alert')).toHaveTextContent(arForm.errorInvalid);
     expect(phone).toHaveValue(typed.phone);
     expect(phone).toBeInvalid();
-    expect(phone).toHaveAccessibleDescription(ar.errorInvalid);
-    expect(screen.getByRole('textbox', { name: ar.fieldName })).toHaveValue(typed.name);
-    expect(screen.getByRole('textbox', { name: ar.fieldName })).toBeValid();
+    expect(phone).toHaveAccessibleDescription(arForm.errorInvalid);
+    expect(screen.getByRole('textbox', { name: arForm.fieldName })).toHaveValue(typed.name);
+    expect(screen.getByRole('textbox', { name: arForm.fieldName })).toBeValid();
     expect(screen.getByRole('banner')).toHaveTextContent(sampleBrand.name);
     expect(document.querySelector('.licence')?.textContent).toBe(ar.licence('08126-37'));
   });
@@ -328,11 +331,11 @@ describe('a form the server answered (posted without JavaScript)', () => {
       render('/register/marketer/42', {
         origin: '',
         brand: sampleBrand,
-        form: { ...signedUp, success: ar.success },
+        form: { ...signedUp, success: arForm.success },
       }).html,
     );
-    expect(screen.getByRole('status')).toHaveTextContent(ar.success);
-    expect(screen.getByRole('textbox', { name: ar.fieldName })).toHaveValue('');
+    expect(screen.getByRole('status')).toHaveTextContent(arForm.success);
+    expect(screen.getByRole('textbox', { name: arForm.fieldName })).toHaveValue('');
     expect(screen.getByRole('banner')).toHaveTextContent(sampleBrand.name);
     expect(document.querySelector('.licence')?.textContent).toBe(ar.licence('08126-37'));
   });
@@ -341,7 +344,12 @@ describe('a form the server answered (posted without JavaScript)', () => {
     ['an error', refused],
     [
       'the success line',
-      { values: { name: '', email: '', phone: '' }, invalid: [], error: '', success: ar.success },
+      {
+        values: { name: '', email: '', phone: '' },
+        invalid: [],
+        error: '',
+        success: arForm.success,
+      },
     ],
   ])('is hydrated with %s as shown, without a mismatch', async (_, form) => {
     const url = '/register/register-client/economy_reco/3';
@@ -357,18 +365,18 @@ describe('a form the server answered (posted without JavaScript)', () => {
     expect(consoleError).not.toHaveBeenCalled();
     expect(screen.getByRole('alert')).toHaveTextContent(form.error);
     expect(screen.getByRole('status')).toHaveTextContent(form.success);
-    expect(screen.getByRole('textbox', { name: ar.fieldPhone })).toHaveValue(form.values.phone);
+    expect(screen.getByRole('textbox', { name: arForm.fieldPhone })).toHaveValue(form.values.phone);
     act(() => root.unmount());
   });
 });
 
 describe('hydrating what render produced', () => {
   it.each([
-    ['the link page for a marketer', '/register/my-registration-link', ar.headingMyLink],
+    ['the link page for a marketer', '/register/my-registration-link', arLinkPage.heading],
     [
       'a form',
       '/register/register-client/economy_reco/3',
-      `${ar.headingPrefix} ${packageLabels.economy_reco}`,
+      `${arForm.headingPrefix} ${packageLabels.economy_reco}`,
     ],
   ])('resolves %s without a mismatch', async (_, url, heading) => {
     localStorage.setItem('user', JSON.stringify({ role: 'marketing', id: 42 }));
@@ -435,9 +443,9 @@ describe('hydrating what render produced', () => {
     expect(onRecoverableError).not.toHaveBeenCalled();
     expect(consoleError).not.toHaveBeenCalled();
     const user = userEvent.setup();
-    await user.type(screen.getByRole('textbox', { name: ar.fieldName }), 'Sara');
-    await user.type(screen.getByRole('textbox', { name: ar.fieldPhone }), '966512345678');
-    await user.click(screen.getByRole('button', { name: ar.buttonSubmit }));
+    await user.type(screen.getByRole('textbox', { name: arForm.fieldName }), 'Sara');
+    await user.type(screen.getByRole('textbox', { name: arForm.fieldPhone }), '966512345678');
+    await user.click(screen.getByRole('button', { name: arForm.buttonSubmit }));
 
     await waitFor(() => expect(fetch).toHaveBeenCalledOnce());
     expect(JSON.parse(String(fetch.mock.calls[0]?.[1]?.body))).toMatchObject({

@@ -1,4 +1,5 @@
-import { ar, arPreview } from '../domain/catalogue';
+import { arPreview } from '../domain/catalogue/preview';
+import { ar } from '../domain/catalogue/shared';
 import { basePath, myLinkPath, programPath, registrationPath } from '../domain/links';
 import { isPackageKey, packageLabel } from '../domain/packages';
 import type { Brand } from '../domain/render-contract';

@@ -1,4 +1,5 @@
-import { ar, arStats } from '../domain/catalogue';
+import { arStats } from '../domain/catalogue/marketer-stats';
+import { ar } from '../domain/catalogue/shared';
 
 /**
  * Why the numbers did not load, from the answer's status (none: no answer at all), and a retry:

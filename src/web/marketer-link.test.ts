@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ar } from '../domain/catalogue';
+import { arLinkPage } from '../domain/catalogue/link-page';
+import { ar } from '../domain/catalogue/shared';
 import { basePath } from '../domain/links';
 import { packageKeys, packageLabels } from '../domain/packages';
 import {
@@ -88,8 +89,8 @@ describe('channelLink', () => {
 
 describe('whatsAppShareUrl', () => {
   it('puts the whole text, Arabic, line breaks and all, in wa.me text parameter', () => {
-    const text = ar.shareMessage(
-      ar.shareInvitationPackage(packageLabels.premium_reco),
+    const text = arLinkPage.shareMessage(
+      arLinkPage.shareInvitationPackage(packageLabels.premium_reco),
       'https://example.com/register/register-client/premium_reco/7?a=1&b=2#x',
     );
     const url = new URL(whatsAppShareUrl(text));

@@ -1,6 +1,9 @@
 import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ar, arStats } from '../domain/catalogue';
+import { arForm } from '../domain/catalogue/form';
+import { arLinkPage } from '../domain/catalogue/link-page';
+import { arStats } from '../domain/catalogue/marketer-stats';
+import { ar } from '../domain/catalogue/shared';
 import { marketerStatsMeta, type MarketerStats } from '../domain/marketer-stats';
 import { packageLabels } from '../domain/packages';
 import { renderApp } from './test-helpers';
@@ -236,7 +239,7 @@ describe('the numbers on the link page', () => {
 
   it('says when the numbers could not be loaded, and tries again', async () => {
     turnOn();
-    const fetch = stubFetch(() => json({ error: ar.errorGeneric }, 503));
+    const fetch = stubFetch(() => json({ error: arForm.errorGeneric }, 503));
     renderApp(path);
     expect(await screen.findByRole('alert')).toHaveTextContent(arStats.errorStats);
     fetch.mockImplementation(() => json(stats));
@@ -252,7 +255,7 @@ describe('the numbers on the link page', () => {
       renderApp(path);
       await waitFor(() => expect(fetch).toHaveBeenCalled());
       await waitFor(() => expect(section()).not.toBeInTheDocument());
-      expect(screen.getByRole('heading', { name: ar.headingMyLink })).toBeInTheDocument();
+      expect(screen.getByRole('heading', { name: arLinkPage.heading })).toBeInTheDocument();
     },
   );
 
@@ -269,7 +272,7 @@ describe('the numbers on the link page', () => {
 
     const fetch = stubFetch(() => json(stats));
     renderApp(path);
-    expect(screen.getByRole('heading', { name: ar.headingMyLink })).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: arLinkPage.heading })).toBeInTheDocument();
     expect(section()).not.toBeInTheDocument();
     expect(fetch).not.toHaveBeenCalled();
   });

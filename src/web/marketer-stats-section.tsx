@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { ar, arStats } from '../domain/catalogue';
+import { arStats } from '../domain/catalogue/marketer-stats';
+import { ar } from '../domain/catalogue/shared';
 import {
   marketerStatsPath,
   type LinkNumbers,

@@ -2,7 +2,8 @@ import { inflateSync } from 'node:zlib';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import jsQR from 'jsqr';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ar } from '../domain/catalogue';
+import { arLinkPage } from '../domain/catalogue/link-page';
+import { ar } from '../domain/catalogue/shared';
 import { type PackageKey, packageKeys, packageLabels } from '../domain/packages';
 import { renderApp } from './test-helpers';
 
@@ -37,8 +38,9 @@ async function showLinkPage() {
   await waitFor(() => expect(screen.getByRole('main')).not.toHaveAttribute('aria-busy'));
 }
 
-const linkBox = () => screen.getByRole<HTMLTextAreaElement>('textbox', { name: ar.headingMyLink });
-const copyButton = () => screen.getByRole('button', { name: ar.buttonCopy });
+const linkBox = () =>
+  screen.getByRole<HTMLTextAreaElement>('textbox', { name: arLinkPage.heading });
+const copyButton = () => screen.getByRole('button', { name: arLinkPage.buttonCopy });
 const picker = () => screen.getByRole<HTMLSelectElement>('combobox', { name: ar.fieldPackage });
 const pick = (packageKey: PackageKey | '') =>
   fireEvent.change(picker(), { target: { value: packageKey } });
@@ -50,7 +52,7 @@ describe('the my-registration-link page', () => {
   it.each(['marketing', 'team_leader_marketing'])('shows a %s user their link', async (role) => {
     storeUser({ role, id: 42 });
     await showLinkPage();
-    expect(screen.getByRole('heading', { name: ar.headingMyLink })).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: arLinkPage.heading })).toBeInTheDocument();
     expect(linkBox()).toHaveValue(`${location.origin}/register/marketer/42`);
     expect(linkBox()).toHaveAttribute('readonly');
     expect(linkBox()).toHaveAttribute('dir', 'ltr');
@@ -66,7 +68,7 @@ describe('the my-registration-link page', () => {
     await showLinkPage();
 
     fireEvent.click(copyButton());
-    await waitFor(() => expect(alert).toHaveBeenCalledWith(ar.alertCopied));
+    await waitFor(() => expect(alert).toHaveBeenCalledWith(arLinkPage.alertCopied));
     expect(writeText).toHaveBeenCalledWith(`${location.origin}/register/marketer/m-7`);
     expect(writeText.mock.invocationCallOrder[0]).toBeLessThan(alert.mock.invocationCallOrder[0]!);
   });
@@ -88,7 +90,7 @@ describe('the my-registration-link page', () => {
     await showLinkPage();
 
     fireEvent.click(copyButton());
-    await waitFor(() => expect(alert).toHaveBeenCalledWith(ar.alertCopied));
+    await waitFor(() => expect(alert).toHaveBeenCalledWith(arLinkPage.alertCopied));
     expect(execCommand).toHaveBeenCalledWith('copy');
     expect(selected).toBe(`${location.origin}/register/marketer/9`);
   });
@@ -214,7 +216,7 @@ function svgToRgba(svg: Element): { data: Uint8ClampedArray; width: number; heig
 
 /** What a phone camera would read from the QR code drawn on the page, once it is drawn. */
 async function scanDrawnQrCode(link: string): Promise<string | undefined> {
-  const code = await screen.findByRole('img', { name: ar.altQrCode });
+  const code = await screen.findByRole('img', { name: arLinkPage.altQrCode });
   // Wait until the code for this link replaced the one for the previous pick.
   return waitFor(() => {
     const { data, width, height } = svgToRgba(code);
@@ -257,7 +259,7 @@ describe('the sharing kit of the link page', () => {
 
     pick('economy_portfolio');
     fireEvent.click(copyButton());
-    await waitFor(() => expect(alert).toHaveBeenCalledWith(ar.alertCopied));
+    await waitFor(() => expect(alert).toHaveBeenCalledWith(arLinkPage.alertCopied));
     expect(writeText).toHaveBeenCalledWith(packageLink('economy_portfolio', 'm-7'));
     expect(writeText.mock.invocationCallOrder[0]).toBeLessThan(alert.mock.invocationCallOrder[0]!);
   });
@@ -290,7 +292,7 @@ describe('the sharing kit of the link page', () => {
     const link = `${shown}?utm_source=qr`;
     await scanDrawnQrCode(link);
 
-    const download = screen.getByRole('button', { name: ar.buttonDownloadQr });
+    const download = screen.getByRole('button', { name: arLinkPage.buttonDownloadQr });
     expect(download).toBeEnabled();
     fireEvent.click(download);
     await waitFor(() => expect(clicks).toHaveLength(1));
@@ -306,9 +308,9 @@ describe('the sharing kit of the link page', () => {
     try {
       storeUser({ role: 'marketing', id: 42 });
       await showLinkPage();
-      expect(await screen.findByText(ar.errorQrCode)).toBeInTheDocument();
+      expect(await screen.findByText(arLinkPage.errorQrCode)).toBeInTheDocument();
       expect(screen.queryByRole('img')).not.toBeInTheDocument();
-      expect(screen.getByRole('button', { name: ar.buttonDownloadQr })).toBeDisabled();
+      expect(screen.getByRole('button', { name: arLinkPage.buttonDownloadQr })).toBeDisabled();
       // The link itself, the copy and the sharing do not depend on the QR code.
       expect(linkBox()).toHaveValue(freeTrialLink('42'));
     } finally {
@@ -319,7 +321,7 @@ describe('the sharing kit of the link page', () => {
   it('shares the picked link on WhatsApp with the invitation, tagged as from WhatsApp', async () => {
     storeUser({ role: 'marketing', id: 42 });
     await showLinkPage();
-    const whatsApp = () => screen.getByRole('link', { name: ar.buttonShareWhatsApp });
+    const whatsApp = () => screen.getByRole('link', { name: arLinkPage.buttonShareWhatsApp });
     const sharedText = () => {
       const url = new URL(whatsApp().getAttribute('href') ?? '');
       expect(`${url.origin}${url.pathname}`).toBe('https://wa.me/');
@@ -330,12 +332,15 @@ describe('the sharing kit of the link page', () => {
 
     const whatsAppTag = '?utm_source=whatsapp&utm_medium=referral';
     expect(sharedText()).toBe(
-      ar.shareMessage(ar.shareInvitationFreeTrial, `${freeTrialLink('42')}${whatsAppTag}`),
+      arLinkPage.shareMessage(
+        arLinkPage.shareInvitationFreeTrial,
+        `${freeTrialLink('42')}${whatsAppTag}`,
+      ),
     );
     pick('premium_portfolio');
     const link = `${packageLink('premium_portfolio', '42')}${whatsAppTag}`;
-    const invitation = ar.shareInvitationPackage(packageLabels.premium_portfolio);
-    expect(sharedText()).toBe(ar.shareMessage(invitation, link));
+    const invitation = arLinkPage.shareInvitationPackage(packageLabels.premium_portfolio);
+    expect(sharedText()).toBe(arLinkPage.shareMessage(invitation, link));
     expect(sharedText()).toContain(invitation);
     expect(sharedText()?.split(/\s/)).toContain(link);
   });
@@ -346,17 +351,17 @@ describe('the sharing kit of the link page', () => {
     setNavigatorShare(share);
     await showLinkPage();
 
-    fireEvent.click(screen.getByRole('button', { name: ar.buttonShare }));
+    fireEvent.click(screen.getByRole('button', { name: arLinkPage.buttonShare }));
     expect(share).toHaveBeenLastCalledWith({
       title: ar.titleGeneric(ar.brandDefault),
-      text: ar.shareInvitationFreeTrial,
+      text: arLinkPage.shareInvitationFreeTrial,
       url: `${freeTrialLink('9')}?utm_source=share`,
     });
     pick('classic_portfolio');
-    fireEvent.click(screen.getByRole('button', { name: ar.buttonShare }));
+    fireEvent.click(screen.getByRole('button', { name: arLinkPage.buttonShare }));
     expect(share).toHaveBeenLastCalledWith({
       title: ar.titlePackage(packageLabels.classic_portfolio, ar.brandDefault),
-      text: ar.shareInvitationPackage(packageLabels.classic_portfolio),
+      text: arLinkPage.shareInvitationPackage(packageLabels.classic_portfolio),
       url: `${packageLink('classic_portfolio', '9')}?utm_source=share`,
     });
   });
@@ -370,7 +375,7 @@ describe('the sharing kit of the link page', () => {
     const alert = vi.spyOn(window, 'alert').mockImplementation(() => {});
     await showLinkPage();
 
-    fireEvent.click(screen.getByRole('button', { name: ar.buttonShare }));
+    fireEvent.click(screen.getByRole('button', { name: arLinkPage.buttonShare }));
     await waitFor(() => expect(share).toHaveBeenCalled());
     expect(alert).not.toHaveBeenCalled();
   });
@@ -378,6 +383,6 @@ describe('the sharing kit of the link page', () => {
   it('has no share button where the browser has no share sheet', async () => {
     storeUser({ role: 'marketing', id: 9 });
     await showLinkPage();
-    expect(screen.queryByRole('button', { name: ar.buttonShare })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: arLinkPage.buttonShare })).not.toBeInTheDocument();
   });
 });

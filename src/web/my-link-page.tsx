@@ -1,5 +1,5 @@
 import { lazy, Suspense, useSyncExternalStore } from 'react';
-import { ar } from '../domain/catalogue';
+import { ar } from '../domain/catalogue/shared';
 
 // The link, its kit and the marketer's numbers: a chunk of its own, fetched once the user is
 // known, so that the forms' JavaScript carries none of it.

@@ -1,6 +1,7 @@
 import type { BitMatrix } from 'qrcode';
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
-import { ar } from '../domain/catalogue';
+import { arLinkPage } from '../domain/catalogue/link-page';
+import { ar } from '../domain/catalogue/shared';
 import { type PackageKey, packageKeys, packageLabels } from '../domain/packages';
 import { useBrand } from './brand';
 import { LicenceLine } from './brand-header';
@@ -55,7 +56,9 @@ function LinkCard({ marketingId }: { marketingId: string }) {
   const link = marketerLink(window.location.origin, marketingId, packageKey);
   const label = packageKey === undefined ? undefined : packageLabels[packageKey];
   const invitation =
-    label === undefined ? ar.shareInvitationFreeTrial : ar.shareInvitationPackage(label);
+    label === undefined
+      ? arLinkPage.shareInvitationFreeTrial
+      : arLinkPage.shareInvitationPackage(label);
 
   async function copy() {
     try {
@@ -65,7 +68,7 @@ function LinkCard({ marketingId }: { marketingId: string }) {
       box.current?.select();
       if (!document.execCommand('copy')) return;
     }
-    window.alert(ar.alertCopied);
+    window.alert(arLinkPage.alertCopied);
   }
 
   function share() {
@@ -76,7 +79,7 @@ function LinkCard({ marketingId }: { marketingId: string }) {
 
   return (
     <div className="card">
-      <h1 id="heading">{ar.headingMyLink}</h1>
+      <h1 id="heading">{arLinkPage.heading}</h1>
       <label htmlFor="package">{ar.fieldPackage}</label>
       <select
         id="package"
@@ -103,20 +106,22 @@ function LinkCard({ marketingId }: { marketingId: string }) {
       />
       <div className="actions">
         <button type="button" onClick={copy}>
-          {ar.buttonCopy}
+          {arLinkPage.buttonCopy}
         </button>
         <a
           className="button secondary"
-          href={whatsAppShareUrl(ar.shareMessage(invitation, channelLink(link, 'whatsapp')))}
+          href={whatsAppShareUrl(
+            arLinkPage.shareMessage(invitation, channelLink(link, 'whatsapp')),
+          )}
           target="_blank"
           rel="noopener"
         >
-          {ar.buttonShareWhatsApp}
+          {arLinkPage.buttonShareWhatsApp}
         </a>
         {/* The system share sheet exists on most phones, rarely on desktops. */}
         {typeof navigator.share === 'function' && (
           <button type="button" className="secondary" onClick={share}>
-            {ar.buttonShare}
+            {arLinkPage.buttonShare}
           </button>
         )}
       </div>
@@ -194,7 +199,7 @@ function QrCode({ link, fileName }: { link: string; fileName: string }) {
         <svg
           className="qr-code"
           role="img"
-          aria-label={ar.altQrCode}
+          aria-label={arLinkPage.altQrCode}
           viewBox={`0 0 ${code.size} ${code.size}`}
           shapeRendering="crispEdges"
         >
@@ -202,12 +207,12 @@ function QrCode({ link, fileName }: { link: string; fileName: string }) {
           <path d={code.path} />
         </svg>
       ) : code === null ? (
-        <p className="message error">{ar.errorQrCode}</p>
+        <p className="message error">{arLinkPage.errorQrCode}</p>
       ) : (
         <div className="qr-code" aria-busy="true" />
       )}
       <button type="button" className="secondary" disabled={!code} onClick={download}>
-        {ar.buttonDownloadQr}
+        {arLinkPage.buttonDownloadQr}
       </button>
     </div>
   );

@@ -1,4 +1,4 @@
-import { arStats } from '../domain/catalogue';
+import { arStats } from '../domain/catalogue/marketer-stats';
 import { statsPeriods, type StatsPeriod } from '../domain/marketer-stats';
 import { LoadFailure } from './load-failure';
 import type { PeriodStats } from './use-period-stats';

@@ -1,5 +1,5 @@
 import { lazy, Suspense, useSyncExternalStore } from 'react';
-import { ar } from '../domain/catalogue';
+import { ar } from '../domain/catalogue/shared';
 
 // The programme's numbers, table and chart: a chunk of its own, so that the forms' JavaScript
 // carries none of it.

@@ -1,6 +1,9 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ar, arProgram, arReview, arStats } from '../domain/catalogue';
+import { arForm } from '../domain/catalogue/form';
+import { arStats } from '../domain/catalogue/marketer-stats';
+import { arProgram, arReview } from '../domain/catalogue/program';
+import { ar } from '../domain/catalogue/shared';
 import { leadReviewPath, reviewListPath, type ReviewList } from '../domain/lead-review';
 import { marketerStatsMeta } from '../domain/marketer-stats';
 import { packageLabels } from '../domain/packages';
@@ -171,7 +174,7 @@ describe('the programme page', () => {
       expect.objectContaining({ headers: { authorization: 'Bearer eyJ.admin.token' } }),
     );
     expect(screen.getByRole('heading', { level: 1, name: arProgram.heading })).toBeVisible();
-    expect(document.title).toBe(arProgram.title(ar.brandDefault));
+    expect(document.title).toBe(ar.titleProgram(ar.brandDefault));
     const total = (label: string) =>
       screen.getByText(label, { selector: 'dt' }).nextElementSibling?.textContent;
     expect(total(arStats.statVisits)).toBe('12,500');
@@ -341,7 +344,7 @@ describe('the programme page', () => {
 
   it('says when the numbers could not be loaded, and tries again', async () => {
     turnOn();
-    const fetch = stubFetch(() => json({ error: ar.errorGeneric }, 503));
+    const fetch = stubFetch(() => json({ error: arForm.errorGeneric }, 503));
     renderApp(path);
     expect(await screen.findByRole('alert')).toHaveTextContent(arStats.errorStats);
     fetch.mockImplementation(answering(() => json(stats)));
@@ -516,7 +519,7 @@ describe('the review list', () => {
     await within(await screen.findByRole('region', { name: arReview.heading(2) })).findAllByRole(
       'article',
     );
-    fetch.mockImplementation(answering(() => json({ error: ar.errorGeneric }, 503)));
+    fetch.mockImplementation(answering(() => json({ error: arForm.errorGeneric }, 503)));
     const general = lead('2026-11-23T08:00:00.000Z', arProgram.general);
     const note = within(general).getByRole('textbox', { name: arReview.note });
     fireEvent.change(note, { target: { value: 'checked by phone' } });

@@ -1,5 +1,7 @@
 import { Fragment, useRef, useState, type ReactNode } from 'react';
-import { ar, arProgram, arStats } from '../domain/catalogue';
+import { arStats } from '../domain/catalogue/marketer-stats';
+import { arProgram } from '../domain/catalogue/program';
+import { ar } from '../domain/catalogue/shared';
 import { packageLabel } from '../domain/packages';
 import { programStatsPath, type ProgramNumbers, type ProgramStats } from '../domain/program-stats';
 import { LicenceLine } from './brand-header';

@@ -1,4 +1,4 @@
-import { ar } from '../domain/catalogue';
+import { arForm } from '../domain/catalogue/form';
 import type { Registration } from '../domain/registration';
 import { apiBaseUrl } from './env';
 
@@ -19,7 +19,7 @@ export async function postRegistration(
     if (response.ok) return { ok: true };
     return { ok: false, error: await errorOf(response) };
   } catch {
-    return { ok: false, error: ar.errorGeneric };
+    return { ok: false, error: arForm.errorGeneric };
   }
 }
 
@@ -33,5 +33,5 @@ async function errorOf(response: Response): Promise<string> {
   } catch {
     // Not JSON (a proxy's HTML error page, say): fall through to the generic text.
   }
-  return ar.errorGeneric;
+  return arForm.errorGeneric;
 }

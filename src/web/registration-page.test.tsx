@@ -3,7 +3,8 @@ import userEvent from '@testing-library/user-event';
 import { createChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/web/pbkdf2';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { ar } from '../domain/catalogue';
+import { arForm } from '../domain/catalogue/form';
+import { ar } from '../domain/catalogue/shared';
 import { signedUpParameter } from '../domain/links';
 import { buildNotes, type RouteAttribution } from '../domain/notes';
 import { privacyVersionField, proofOfWorkMeta, trapField } from '../domain/registration';
@@ -26,10 +27,10 @@ function deferredFetch() {
   return { fetch, answer: (response: Response) => answer(response) };
 }
 
-const nameField = () => screen.getByRole('textbox', { name: ar.fieldName });
-const emailField = () => screen.getByRole('textbox', { name: ar.fieldEmail });
-const phoneField = () => screen.getByRole<HTMLInputElement>('textbox', { name: ar.fieldPhone });
-const submitButton = () => screen.getByRole('button', { name: ar.buttonSubmit });
+const nameField = () => screen.getByRole('textbox', { name: arForm.fieldName });
+const emailField = () => screen.getByRole('textbox', { name: arForm.fieldEmail });
+const phoneField = () => screen.getByRole<HTMLInputElement>('textbox', { name: arForm.fieldPhone });
+const submitButton = () => screen.getByRole('button', { name: arForm.buttonSubmit });
 const errorLine = () => screen.getByRole('alert');
 const statusLine = () => screen.getByRole('status');
 
@@ -65,8 +66,8 @@ describe('the registration form', () => {
     expect(phoneField()).toHaveAttribute('maxlength', '12');
     expect(phoneField()).toHaveAttribute('inputmode', 'numeric');
     expect(phoneField()).toHaveAttribute('dir', 'ltr');
-    expect(phoneField()).toHaveAttribute('placeholder', ar.fieldPhonePlaceholder);
-    expect(screen.getByRole('link', { name: ar.buttonBack })).toHaveAttribute('href', '/');
+    expect(phoneField()).toHaveAttribute('placeholder', arForm.fieldPhonePlaceholder);
+    expect(screen.getByRole('link', { name: arForm.buttonBack })).toHaveAttribute('href', '/');
     expect(errorLine()).toBeEmptyDOMElement();
     expect(statusLine()).toBeEmptyDOMElement();
   });
@@ -91,7 +92,7 @@ describe('the registration form', () => {
     );
     const fetch = stubFetch(created);
     await submitValid('/register/marketer/42');
-    await waitFor(() => expect(statusLine()).toHaveTextContent(ar.success));
+    await waitFor(() => expect(statusLine()).toHaveTextContent(arForm.success));
     expect(sentBody(fetch)).toEqual({
       name: 'Sara',
       email: 'sara@example.com',
@@ -106,7 +107,7 @@ describe('the registration form', () => {
   it('hides its honeypot from people and assistive technology, and a person never fills it', async () => {
     const fetch = stubFetch(created);
     const { container } = renderApp('/register/register-client');
-    expect(screen.queryByRole('textbox', { name: ar.fieldTrap })).toBeNull();
+    expect(screen.queryByRole('textbox', { name: arForm.fieldTrap })).toBeNull();
     const trap = container.querySelector(`input[name="${trapField}"]`);
     expect(trap).toHaveAttribute('tabindex', '-1');
     expect(trap).toHaveAttribute('autocomplete', 'off');
@@ -177,7 +178,7 @@ describe('the registration form', () => {
     expect(fetch).toHaveBeenCalledWith(`${apiBaseUrl}/api/altcha-challenge`);
     await user.type(phoneField(), validPhone);
     await user.click(submitButton());
-    await waitFor(() => expect(statusLine()).toHaveTextContent(ar.success));
+    await waitFor(() => expect(statusLine()).toHaveTextContent(arForm.success));
     const posted = fetch.mock.calls.find(([input]) => String(input).endsWith('/external-register'));
     const { altcha } = JSON.parse(String(posted?.[1]?.body)) as { altcha: string };
     const payload = JSON.parse(atob(altcha)) as {
@@ -212,16 +213,16 @@ describe('the registration form', () => {
       // The browser's own required check would stop a click first; the schema is what is tested.
       fireEvent.submit(screen.getByRole('form'));
 
-      expect(errorLine()).toHaveTextContent(ar.errorInvalid);
+      expect(errorLine()).toHaveTextContent(arForm.errorInvalid);
       expect(fetch).not.toHaveBeenCalled();
       for (const [field, label] of [
-        ['name', ar.fieldName],
-        ['phone', ar.fieldPhone],
+        ['name', arForm.fieldName],
+        ['phone', arForm.fieldPhone],
       ] as const) {
         const input = screen.getByRole('textbox', { name: label });
         if (invalid.includes(field)) {
           expect(input).toHaveAttribute('aria-invalid', 'true');
-          expect(input).toHaveAccessibleDescription(ar.errorInvalid);
+          expect(input).toHaveAccessibleDescription(arForm.errorInvalid);
         } else {
           expect(input).not.toHaveAttribute('aria-invalid');
         }
@@ -234,7 +235,7 @@ describe('the registration form', () => {
       fireEvent.change(nameField(), { target: { value: 'Sara' } });
       fireEvent.change(phoneField(), { target: { value: '9665123456789' } });
       fireEvent.submit(screen.getByRole('form'));
-      expect(errorLine()).toHaveTextContent(ar.errorInvalid);
+      expect(errorLine()).toHaveTextContent(arForm.errorInvalid);
       expect(fetch).not.toHaveBeenCalled();
     });
   });
@@ -284,21 +285,21 @@ describe('the registration form', () => {
     const { fetch, answer } = deferredFetch();
     await submitValid();
 
-    const pending = screen.getByRole('button', { name: ar.buttonSubmitting });
+    const pending = screen.getByRole('button', { name: arForm.buttonSubmitting });
     expect(pending).toBeDisabled();
-    expect(screen.queryByRole('button', { name: ar.buttonSubmit })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: arForm.buttonSubmit })).not.toBeInTheDocument();
     fireEvent.submit(screen.getByRole('form'));
     expect(fetch).toHaveBeenCalledTimes(1);
 
     answer(new Response(null, { status: 201 }));
-    expect(await screen.findByRole('button', { name: ar.buttonSubmit })).toBeEnabled();
+    expect(await screen.findByRole('button', { name: arForm.buttonSubmit })).toBeEnabled();
   });
 
   it('on success shows the success line, empties the fields and stays usable', async () => {
     const fetch = stubFetch(created);
     const user = await submitValid();
 
-    await waitFor(() => expect(statusLine()).toHaveTextContent(ar.success));
+    await waitFor(() => expect(statusLine()).toHaveTextContent(arForm.success));
     expect(errorLine()).toBeEmptyDOMElement();
     expect(nameField()).toHaveValue('');
     expect(emailField()).toHaveValue('');
@@ -336,7 +337,7 @@ describe('the registration form', () => {
   ])('falls back to the generic error for %s', async (_, answer) => {
     stubFetch(answer);
     await submitValid();
-    await waitFor(() => expect(errorLine()).toHaveTextContent(ar.errorGeneric));
+    await waitFor(() => expect(errorLine()).toHaveTextContent(arForm.errorGeneric));
     expect(phoneField()).toHaveValue(validPhone);
   });
 
@@ -351,10 +352,10 @@ describe('the registration form', () => {
     expect(statusLine()).toBeEmptyDOMElement();
 
     answer(new Response(null, { status: 201 }));
-    await waitFor(() => expect(statusLine()).toHaveTextContent(ar.success));
+    await waitFor(() => expect(statusLine()).toHaveTextContent(arForm.success));
     fireEvent.submit(screen.getByRole('form'));
     expect(statusLine()).toBeEmptyDOMElement();
-    expect(errorLine()).toHaveTextContent(ar.errorInvalid);
+    expect(errorLine()).toHaveTextContent(arForm.errorInvalid);
   });
 });
 

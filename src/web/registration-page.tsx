@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type ClipboardEvent, type FormEvent } from 'react';
-import { ar } from '../domain/catalogue';
+import { arForm } from '../domain/catalogue/form';
+import { ar } from '../domain/catalogue/shared';
 import { signedUpParameter } from '../domain/links';
 import type { RouteAttribution } from '../domain/notes';
 import { packageLabel } from '../domain/packages';
@@ -128,7 +129,7 @@ export function RegistrationPage({
     if (!parsed.success) {
       const paths = parsed.error.issues.map((issue) => issue.path[0]);
       setInvalid(fields.filter((field) => paths.includes(field)));
-      setError(ar.errorInvalid);
+      setError(arForm.errorInvalid);
       return;
     }
     setSubmitting(true);
@@ -142,7 +143,7 @@ export function RegistrationPage({
     setSubmitting(false);
     if (result.ok) {
       setValues(emptyValues);
-      setSuccess(ar.success);
+      setSuccess(arForm.success);
     } else {
       setError(result.error);
     }
@@ -167,11 +168,11 @@ export function RegistrationPage({
         {/* The label in a box of its own: a line break inside «محفظة - بريميوم» leaves the dash
             hanging (a break after a hyphen is allowed, spaces or not). */}
         <h1 id="heading">
-          {ar.headingPrefix} <span className="heading-label">{label}</span>
+          {arForm.headingPrefix} <span className="heading-label">{label}</span>
         </h1>
 
         <label htmlFor="field-name">
-          {ar.fieldName}{' '}
+          {arForm.fieldName}{' '}
           <span className="required" aria-hidden="true">
             *
           </span>
@@ -184,7 +185,7 @@ export function RegistrationPage({
           onChange={(event) => setField('name', event.target.value)}
         />
 
-        <label htmlFor="field-email">{ar.fieldEmail}</label>
+        <label htmlFor="field-email">{arForm.fieldEmail}</label>
         <input
           {...fieldProps('email')}
           type="email"
@@ -194,7 +195,7 @@ export function RegistrationPage({
         />
 
         <label htmlFor="field-phone">
-          {ar.fieldPhone}{' '}
+          {arForm.fieldPhone}{' '}
           <span className="required" aria-hidden="true">
             *
           </span>
@@ -205,7 +206,7 @@ export function RegistrationPage({
           dir="ltr"
           inputMode="numeric"
           autoComplete="tel"
-          placeholder={ar.fieldPhonePlaceholder}
+          placeholder={arForm.fieldPhonePlaceholder}
           maxLength={phoneMaxLength}
           required
           onChange={(event) => setField('phone', normalizePhone(event.target.value))}
@@ -215,7 +216,7 @@ export function RegistrationPage({
         {/* The honeypot: off-screen and hidden from assistive technology, out of the tab
             order, never autofilled. Uncontrolled, so React never writes to it. */}
         <div className="trap" aria-hidden="true">
-          <label htmlFor={`field-${trapField}`}>{ar.fieldTrap}</label>
+          <label htmlFor={`field-${trapField}`}>{arForm.fieldTrap}</label>
           <input id={`field-${trapField}`} name={trapField} tabIndex={-1} autoComplete="off" />
         </div>
         {/* When the server served the page, signed: a sign-up sent within moments of it is
@@ -237,11 +238,11 @@ export function RegistrationPage({
 
         <div className="actions">
           <button type="submit" disabled={submitting}>
-            {submitting ? ar.buttonSubmitting : ar.buttonSubmit}
+            {submitting ? arForm.buttonSubmitting : arForm.buttonSubmit}
           </button>
           {/* A plain link: '/' is the provider's site, outside this app. */}
           <a className="button secondary" href="/">
-            {ar.buttonBack}
+            {arForm.buttonBack}
           </a>
         </div>
         <PrivacyNotice />

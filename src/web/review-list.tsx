@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'react';
-import { ar, arProgram, arReview, arStats } from '../domain/catalogue';
+import { arStats } from '../domain/catalogue/marketer-stats';
+import { arProgram, arReview } from '../domain/catalogue/program';
+import { ar } from '../domain/catalogue/shared';
 import {
   leadReviewPath,
   reviewListPath,

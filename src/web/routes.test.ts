@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ar } from '../domain/catalogue';
+import { ar } from '../domain/catalogue/shared';
 import { basePath } from '../domain/links';
 import { packageLabels } from '../domain/packages';
 import { matchRoute } from '../domain/routes';

@@ -1,4 +1,4 @@
-import { ar, arProgram } from '../domain/catalogue';
+import { ar } from '../domain/catalogue/shared';
 import { packageLabel } from '../domain/packages';
 import { matchRoute, type Route } from '../domain/routes';
 
@@ -14,7 +14,7 @@ function title(route: Route, brand: string): string {
     case 'myLink':
       return ar.titleMyLink(brand);
     case 'program':
-      return arProgram.title(brand);
+      return ar.titleProgram(brand);
     case 'notFound':
       return ar.notFound;
   }

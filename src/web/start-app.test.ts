@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ar } from '../domain/catalogue';
+import { ar } from '../domain/catalogue/shared';
 import { startApp } from './start-app';
 
 const src = '/register/assets/index-abc123.js';

@@ -1,4 +1,4 @@
-import { arStats } from '../domain/catalogue';
+import { arStats } from '../domain/catalogue/marketer-stats';
 
 // Western digits, as in the link and the licence line; Arabic separators and words.
 const numbers = new Intl.NumberFormat('ar', { numberingSystem: 'latn' });

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { send, signUp, sleep, type Outcome } from '../../reliability/harness';
-import { ar } from '../../src/domain/catalogue';
+import { arForm } from '../../src/domain/catalogue/form';
+import { ar } from '../../src/domain/catalogue/shared';
 import { parsePrometheusText } from '../prometheus-text';
 import { freePort } from '../server-process';
 import { ensureTools, exists, podman, run, runOk } from './podman';
@@ -201,7 +202,7 @@ async function alone(): Promise<void> {
     form.status === 200 &&
       form.body!.includes('dir="rtl"') &&
       form.body!.includes(ar.headingFreeTrial) &&
-      form.body!.includes(ar.buttonSubmit),
+      form.body!.includes(arForm.buttonSubmit),
     `status ${form.status}`,
   );
 

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { arLeadStatus } from '../../domain/catalogue';
+import { arLeadStatus } from '../../domain/catalogue/lead-status';
 import { buildPayload, registrationSchema } from '../../domain/registration';
 import {
   buildTestApp,

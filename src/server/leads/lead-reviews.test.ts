@@ -1,6 +1,9 @@
 import { SignJWT, type JWTPayload } from 'jose';
 import { expect, it, onTestFinished } from 'vitest';
-import { ar, arStats } from '../../domain/catalogue';
+import { arForm } from '../../domain/catalogue/form';
+import { arStats } from '../../domain/catalogue/marketer-stats';
+import { arProgram, arReview } from '../../domain/catalogue/program';
+import { ar } from '../../domain/catalogue/shared';
 import type { LeadFlag, LeadReview, ReviewList } from '../../domain/lead-review';
 import type { MarketerStats } from '../../domain/marketer-stats';
 import type { ProgramStats } from '../../domain/program-stats';
@@ -131,7 +134,7 @@ async function start(backend: TestBackend, env: Record<string, string> = {}) {
 
 describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
   it('refuses as the other APIs do: 401 without a programme token, 403 for a marketer, 404, 400', async () => {
-    const { signUp, review, rows, services } = await start(backend);
+    const { signUp, review, rows, services, log } = await start(backend);
     const id = await signUp('42');
     for (const bearer of [null, 'not.a.token', await token({ exp: 1 })]) {
       const response = await review(id, { credited: false }, bearer);
@@ -146,7 +149,7 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
     for (const unknown of ['00000000-0000-4000-8000-000000000000', 'no-such-lead']) {
       const response = await review(unknown, { credited: false });
       expect(response.statusCode, unknown).toBe(404);
-      expect(response.json()).toEqual({ error: ar.errorBadRequest });
+      expect(response.json()).toEqual({ error: arReview.errorNotFound });
     }
     for (const body of [
       {},
@@ -157,11 +160,38 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
     ]) {
       const response = await review(id, body);
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
-      expect(response.json()).toEqual({ error: ar.errorInvalid });
+      expect(response.json()).toEqual({ error: arReview.errorDecision });
     }
+    // The log names what was refused: a decision, not a sign-up.
+    expect(log()).toContain('decision refused: invalid fields');
+    expect(log()).not.toContain('registration refused');
     // None of them recorded anything.
     expect(await rows()).toHaveLength(1);
     expect(await services.database.db.selectFrom('lead_reviews').selectAll().execute()).toEqual([]);
+  });
+
+  it('says which numbers, list or decision failed, not the sign-up’s error, when the database fails', async () => {
+    const { signUp, review, app, services } = await start(backend);
+    const id = await signUp('42');
+    // Every count, the list and a decision read the decisions: without their table, each fails.
+    await services.database.db.schema.dropTable('lead_reviews').execute();
+    const failures = [
+      ['/api/program/stats?days=7', await token(), arProgram.errorStats],
+      ['/api/program/review', await token(), arReview.errorList],
+      [
+        '/api/marketer/stats?days=7',
+        await token({ sub: '42', role: 'marketing' }),
+        arStats.errorStats,
+      ],
+    ] as const;
+    for (const [url, bearer, error] of failures) {
+      const response = await app.inject({ url, headers: { authorization: `Bearer ${bearer}` } });
+      expect(response.statusCode, url).toBe(500);
+      expect(response.json(), url).toEqual({ error });
+    }
+    const decided = await review(id, { credited: false });
+    expect(decided.statusCode).toBe(500);
+    expect(decided.json()).toEqual({ error: arReview.errorSave });
   });
 
   it('refuses a note or a token subject that could not be stored as sent: 400 and 401, never a 500', async () => {
@@ -172,7 +202,7 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
     for (const note of unstorable) {
       const response = await review(id, { credited: false, note });
       expect(response.statusCode, JSON.stringify(note)).toBe(400);
-      expect(response.json()).toEqual({ error: ar.errorInvalid });
+      expect(response.json()).toEqual({ error: arForm.errorInvalid });
     }
     for (const sub of unstorable) {
       const programme = await token({ sub });

@@ -10,7 +10,8 @@ import {
   type JWTPayload,
 } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ar, arStats } from '../../domain/catalogue';
+import { arStats } from '../../domain/catalogue/marketer-stats';
+import { ar } from '../../domain/catalogue/shared';
 import { marketerStatsMeta } from '../../domain/marketer-stats';
 import type { LeadStatus } from '../../domain/lead-status';
 import type { MarketerStats } from '../../domain/marketer-stats';
@@ -211,7 +212,11 @@ describeOnBackends('on $name', (backend) => {
       expect(response.json()).toMatchObject({ days, totals: { visits: 0, leads: 0, sign_ups: 0 } });
       expect(response.json<{ by_day: unknown[] }>().by_day).toHaveLength(days);
     }
-    expect((await stats(bearer, '?days=365')).statusCode).toBe(400);
+    for (const query of ['?days=365', '?days=7&days=30']) {
+      const response = await stats(bearer, query);
+      expect(response.statusCode, query).toBe(400);
+      expect(response.json()).toEqual({ error: arStats.errorPeriod });
+    }
   });
 
   it("never shows marketer 43's numbers to a token of 42, whatever the query says", async () => {

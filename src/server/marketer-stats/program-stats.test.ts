@@ -1,6 +1,7 @@
 import { SignJWT, type JWTPayload } from 'jose';
 import { expect, it } from 'vitest';
-import { ar, arStats } from '../../domain/catalogue';
+import { arStats } from '../../domain/catalogue/marketer-stats';
+import { ar } from '../../domain/catalogue/shared';
 import type { LeadStatus } from '../../domain/lead-status';
 import type { ProgramStats } from '../../domain/program-stats';
 import { buildPayload, registrationSchema } from '../../domain/registration';
@@ -534,10 +535,10 @@ describeOnBackends('on $name', (backend) => {
       expect(response.statusCode, String(role)).toBe(403);
       expect(response.json()).toEqual({ error: ar.errorNotAuthorized });
     }
-    for (const query of ['?days=5', '?days=all']) {
+    for (const query of ['?days=5', '?days=all', '?days=7&days=30']) {
       const response = await stats(await token(), query);
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toEqual({ error: ar.errorInvalid });
+      expect(response.statusCode, query).toBe(400);
+      expect(response.json()).toEqual({ error: arStats.errorPeriod });
     }
     const admin = await token();
     for (let i = 0; i < 30; i += 1) expect((await stats(admin)).statusCode).toBe(200);

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ar } from '../../domain/catalogue';
+import { ar } from '../../domain/catalogue/shared';
 import { refusalOf } from '../refusals';
 
 export interface ErrorHandlingOptions {

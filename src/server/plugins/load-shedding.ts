@@ -1,6 +1,6 @@
 import underPressure from '@fastify/under-pressure';
 import fp from 'fastify-plugin';
-import { ar } from '../../domain/catalogue';
+import { ar } from '../../domain/catalogue/shared';
 import { retryAfterSeconds } from '../server-limits';
 
 export interface LoadSheddingOptions {

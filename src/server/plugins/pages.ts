@@ -4,7 +4,7 @@ import { join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ar } from '../../domain/catalogue';
+import { arForm } from '../../domain/catalogue/form';
 import { basePath, signedUpParameter } from '../../domain/links';
 import type { RouteAttribution } from '../../domain/notes';
 import { marketerStatsMeta } from '../../domain/marketer-stats';
@@ -138,7 +138,7 @@ const signedUp: FormState = {
   values: { name: '', email: '', phone: '' },
   invalid: [],
   error: '',
-  success: ar.success,
+  success: arForm.success,
 };
 
 /**

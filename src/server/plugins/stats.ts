@@ -1,8 +1,10 @@
 import { normalizeIP } from '@fastify/rate-limit';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ar, arStats } from '../../domain/catalogue';
+import { arStats } from '../../domain/catalogue/marketer-stats';
+import { arProgram, arReview } from '../../domain/catalogue/program';
+import { ar } from '../../domain/catalogue/shared';
 import { marketerStatsPath, statsPeriods } from '../../domain/marketer-stats';
 import { reviewListPath, reviewNoteLength } from '../../domain/lead-review';
 import { programStatsPath } from '../../domain/program-stats';
@@ -10,6 +12,7 @@ import { storable } from '../../domain/registration';
 import type { Database } from '../db/schema';
 import type { MarketerAuthConfig } from '../env';
 import { countAll } from '../counts';
+import { refusalOf, type RefusalTexts } from '../refusals';
 import type { LeadReviews } from '../leads/lead-reviews';
 import {
   createTokenVerifier,
@@ -57,6 +60,32 @@ const decision = z
   })
   .strict();
 
+// What each route's refusals say (the app's are the sign-up's): what was refused, in Arabic, and
+// its name in the log.
+const decisionPath = '/api/program/leads/:id/review';
+const refusals: Record<string, RefusalTexts> = {
+  [marketerStatsPath]: {
+    subject: "marketer's numbers",
+    invalid: arStats.errorPeriod,
+    failed: arStats.errorStats,
+  },
+  [programStatsPath]: {
+    subject: "programme's numbers",
+    invalid: arStats.errorPeriod,
+    failed: arProgram.errorStats,
+  },
+  [reviewListPath]: {
+    subject: 'review list',
+    invalid: ar.errorBadRequest,
+    failed: arReview.errorList,
+  },
+  [decisionPath]: {
+    subject: 'decision',
+    invalid: arReview.errorDecision,
+    failed: arReview.errorSave,
+  },
+};
+
 const query = z.object({
   days: z
     .enum(statsPeriods.map(String) as [string, ...string[]])
@@ -82,6 +111,12 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
   const verify = createTokenVerifier(config, (error) =>
     app.log.error({ err: error }, "the platform's keys (JWKS) could not be fetched"),
   );
+
+  app.setErrorHandler<FastifyError>((error, request, reply) => {
+    const texts = refusals[request.routeOptions.url ?? ''];
+    const { status, message } = refusalOf(error, request, database.isUnavailable, texts);
+    return reply.code(status).send({ error: message });
+  });
 
   app.addHook('onSend', async (_request, reply) => {
     // One person's or the provider's numbers: never kept by a shared cache, nor by the browser.
@@ -177,7 +212,7 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
   // alone (the scope parses nothing else), which no other site's page can send here without
   // this origin's leave (CORS, which these routes never grant).
   app.post(
-    '/program/leads/:id/review',
+    decisionPath.slice('/api'.length),
     {
       ...forRoles(config.programRoles, 'decision', decisionsPerMinute),
       schema: { params: z.object({ id: z.string() }), body: decision },
@@ -189,7 +224,9 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
         request.user!.sub,
         now(),
       );
-      if (decided.kind === 'not_found') return reply.code(404).send({ error: ar.errorBadRequest });
+      if (decided.kind === 'not_found') {
+        return reply.code(404).send({ error: arReview.errorNotFound });
+      }
       return decided.review;
     },
   );

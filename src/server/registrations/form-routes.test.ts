@@ -1,6 +1,7 @@
 import SqliteDatabase from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { ar } from '../../domain/catalogue';
+import { arForm } from '../../domain/catalogue/form';
+import { ar } from '../../domain/catalogue/shared';
 import { registrationPath, signedUpParameter } from '../../domain/links';
 import { buildNotes, type RouteAttribution } from '../../domain/notes';
 import {
@@ -98,7 +99,7 @@ describeOnBackends('on $name', (backend) => {
         for (let load = 0; load < 2; load += 1) {
           const page = await app.inject({ url: response.headers.location });
           expect(page.statusCode).toBe(200);
-          expect(page.body).toContain(shown({ success: ar.success }));
+          expect(page.body).toContain(shown({ success: arForm.success }));
         }
         expect(await rows()).toHaveLength(1);
       },
@@ -146,7 +147,7 @@ describeOnBackends('on $name', (backend) => {
       ]);
       const page = await app.inject({ url: response.headers.location });
       expect(page.statusCode).toBe(200);
-      expect(page.body).toContain(shown({ success: ar.success }));
+      expect(page.body).toContain(shown({ success: arForm.success }));
     });
 
     it('stores no campaign when the address has none', async () => {
@@ -205,7 +206,7 @@ describeOnBackends('on $name', (backend) => {
       expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(response.headers['cache-control']).toBe('no-store');
       expect(response.body).toContain(
-        shown({ values: typed, invalid: ['phone'], error: ar.errorInvalid }),
+        shown({ values: typed, invalid: ['phone'], error: arForm.errorInvalid }),
       );
       expect(await rows()).toHaveLength(0);
       expect(log()).toContain('registration refused: invalid fields');
@@ -227,7 +228,7 @@ describeOnBackends('on $name', (backend) => {
       const { app, rows } = await buildTestApp(backend, { ALTCHA_HMAC_KEY: 'k'.repeat(32) });
       const response = await postForm(app);
       expect(response.statusCode).toBe(400);
-      expect(response.body).toContain(shown({ values, error: ar.errorChallengeNeedsScript }));
+      expect(response.body).toContain(shown({ values, error: arForm.errorChallengeNeedsScript }));
       expect(await rows()).toHaveLength(0);
     });
 
@@ -256,7 +257,7 @@ describeOnBackends('on $name', (backend) => {
       const signedUp = await postForm(app);
       expect(signedUp.statusCode).toBe(303);
       const page = await app.inject({ url: signedUp.headers.location });
-      expect(page.body).toContain(shown({ success: ar.success }));
+      expect(page.body).toContain(shown({ success: arForm.success }));
       expect(fixtureBrand(page.body)).toMatchObject(provider);
 
       const limited = await postForm(app, { fields: { ...values, phone: '966500000003' } });
@@ -304,7 +305,7 @@ describeOnBackends('on $name', (backend) => {
       const { app, rows } = await buildTestApp(backend);
       const response = await postForm(app, { fields: { ...values, [trapField]: '', ...extra } });
       expect(response.statusCode).toBe(400);
-      expect(response.body).toContain(shown({ values, error: ar.errorInvalid }));
+      expect(response.body).toContain(shown({ values, error: arForm.errorInvalid }));
       expect(await rows()).toHaveLength(0);
     });
 
@@ -456,7 +457,7 @@ describe('on SQLite, when the server cannot answer', () => {
     holder.exec('begin immediate');
     const refused = await postForm(app);
     expect(refused.statusCode).toBe(503);
-    expect(refused.body).toContain(shown({ values, error: ar.errorGeneric }));
+    expect(refused.body).toContain(shown({ values, error: arForm.errorGeneric }));
     expect(fixtureBrand(refused.body)).toMatchObject(provider);
     holder.exec('rollback');
     expect(await rows()).toHaveLength(0);

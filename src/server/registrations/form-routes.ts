@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ar } from '../../domain/catalogue';
+import { arForm } from '../../domain/catalogue/form';
+import { ar } from '../../domain/catalogue/shared';
 import { basePath, registrationPath, signedUpParameter } from '../../domain/links';
 import { normalizePhone } from '../../domain/phone';
 import {
@@ -140,7 +141,7 @@ export async function formRoutes(
       // form has not, was written by hand.
       if (Object.keys(body ?? {}).some((field) => !formFields.has(field))) {
         request.log.info('registration refused: a field the form does not have');
-        return sendPage(request, reply, 400, { values, error: ar.errorInvalid });
+        return sendPage(request, reply, 400, { values, error: arForm.errorInvalid });
       }
       const trap = body?.[trapField] ?? '';
       const stamp = body?.[formStampField] ?? '';
@@ -162,14 +163,14 @@ export async function formRoutes(
         return sendPage(request, reply, 400, {
           values,
           invalid: fields.filter((field) => paths.includes(field)),
-          error: ar.errorInvalid,
+          error: arForm.errorInvalid,
         });
       }
 
       const result = await signUp(parsed.data, 'form', signUpOptions, request);
       if (result.kind === 'unsolved') {
         // Only the page's JavaScript solves the challenge: this post carries none.
-        return sendPage(request, reply, 400, { values, error: ar.errorChallengeNeedsScript });
+        return sendPage(request, reply, 400, { values, error: arForm.errorChallengeNeedsScript });
       }
       // The campaign stays in the address, so that another sign-up from the page keeps it too.
       const campaign = new URLSearchParams(utm).toString();

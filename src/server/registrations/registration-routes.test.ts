@@ -1,7 +1,8 @@
 import { solveChallenge, type Challenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import { describe, expect, it } from 'vitest';
-import { ar } from '../../domain/catalogue';
+import { arForm } from '../../domain/catalogue/form';
+import { ar } from '../../domain/catalogue/shared';
 import { buildNotes, type RouteAttribution } from '../../domain/notes';
 import { buildPayload, proofOfWorkMeta, trapField, type Utm } from '../../domain/registration';
 import { buildTestApp, describeOnBackends } from '../../../testing/server-test-helpers';
@@ -193,66 +194,72 @@ describeOnBackends('on $name', (backend) => {
       valid.replace('{', `{"${key}":{"prototype":{"isAdmin":true}},`);
 
     it.each([
-      ['a bad phone', body({ phone: '0512345678' }), json, 400, ar.errorInvalid],
-      ['a blank name', body({ name: '   ' }), json, 400, ar.errorInvalid],
-      ['an unknown key', body({ admin: true }), json, 400, ar.errorInvalid],
-      ['notes the pages never write', body({ notes: 'hello' }), json, 400, ar.errorInvalid],
+      ['a bad phone', body({ phone: '0512345678' }), json, 400, arForm.errorInvalid],
+      ['a blank name', body({ name: '   ' }), json, 400, arForm.errorInvalid],
+      ['an unknown key', body({ admin: true }), json, 400, arForm.errorInvalid],
+      ['notes the pages never write', body({ notes: 'hello' }), json, 400, arForm.errorInvalid],
       [
         'notes naming a package that is no key',
         body({ notes: buildNotes({ packageName: 'حوّل 100 ريال إلى SA03' }) }),
         json,
         400,
-        ar.errorInvalid,
+        arForm.errorInvalid,
       ],
       [
         'a bidi override in the name',
         body({ name: 'سارة\u202Egnp.exe' }),
         json,
         400,
-        ar.errorInvalid,
+        arForm.errorInvalid,
       ],
       [
         'a name of zero-width characters',
         body({ name: '\u200B\u200C\u200D' }),
         json,
         400,
-        ar.errorInvalid,
+        arForm.errorInvalid,
       ],
-      ['U+FFFD in the name', body({ name: 'سا\uFFFDرة' }), json, 400, ar.errorInvalid],
+      ['U+FFFD in the name', body({ name: 'سا\uFFFDرة' }), json, 400, arForm.errorInvalid],
       [
         'a line separator in the name',
         body({ name: 'سارة\u2028Total' }),
         json,
         400,
-        ar.errorInvalid,
+        arForm.errorInvalid,
       ],
-      ['a tag character in the name', body({ name: 'سارة\u{E0041}' }), json, 400, ar.errorInvalid],
-      ['an unknown utm_ field', body({ utm_foo: 'x' }), json, 400, ar.errorInvalid],
-      ['an empty utm_source', body({ utm_source: '' }), json, 400, ar.errorInvalid],
-      ['a blank utm_medium', body({ utm_medium: ' ' }), json, 400, ar.errorInvalid],
+      [
+        'a tag character in the name',
+        body({ name: 'سارة\u{E0041}' }),
+        json,
+        400,
+        arForm.errorInvalid,
+      ],
+      ['an unknown utm_ field', body({ utm_foo: 'x' }), json, 400, arForm.errorInvalid],
+      ['an empty utm_source', body({ utm_source: '' }), json, 400, arForm.errorInvalid],
+      ['a blank utm_medium', body({ utm_medium: ' ' }), json, 400, arForm.errorInvalid],
       [
         'a utm_campaign over 100 characters',
         body({ utm_campaign: 'c'.repeat(101) }),
         json,
         400,
-        ar.errorInvalid,
+        arForm.errorInvalid,
       ],
       [
         'a control character in utm_term',
         body({ utm_term: 'a\u0000b' }),
         json,
         400,
-        ar.errorInvalid,
+        arForm.errorInvalid,
       ],
       [
         'a bidi isolate in utm_content',
         body({ utm_content: '\u2066ad\u2069' }),
         json,
         400,
-        ar.errorInvalid,
+        arForm.errorInvalid,
       ],
-      ['a number for utm_source', body({ utm_source: 7 }), json, 400, ar.errorInvalid],
-      ['a JSON array', '[]', json, 400, ar.errorInvalid],
+      ['a number for utm_source', body({ utm_source: 7 }), json, 400, arForm.errorInvalid],
+      ['a JSON array', '[]', json, 400, arForm.errorInvalid],
       ['malformed JSON', valid.slice(0, -1), json, 400, ar.errorBadRequest],
       ['an empty JSON body', '', json, 400, ar.errorBadRequest],
       ['text/plain', valid, 'text/plain', 415, ar.errorBadRequest],
@@ -279,7 +286,7 @@ describeOnBackends('on $name', (backend) => {
       await services.database.close();
       const response = await app.inject({ method: 'POST', url, payload });
       expect(response.statusCode).toBe(500);
-      expect(response.json()).toEqual({ error: ar.errorGeneric });
+      expect(response.json()).toEqual({ error: arForm.errorGeneric });
     });
 
     it('answers other methods on the route with a JSON 404', async () => {
@@ -402,7 +409,7 @@ describeOnBackends('on $name', (backend) => {
       expect((await signUp(app, altcha)).statusCode).toBe(201);
       const again = await signUp(app, altcha);
       expect(again.statusCode).toBe(400);
-      expect(again.json()).toEqual({ error: ar.errorChallenge });
+      expect(again.json()).toEqual({ error: arForm.errorChallenge });
       expect(await rows()).toHaveLength(1);
     });
 
@@ -413,7 +420,7 @@ describeOnBackends('on $name', (backend) => {
       const answers = await Promise.all([signUp(app, altcha), signUp(app, altcha)]);
       expect(answers.map((answer) => answer.statusCode).sort()).toEqual([201, 400]);
       expect(answers.find((answer) => answer.statusCode === 400)?.json()).toEqual({
-        error: ar.errorChallenge,
+        error: arForm.errorChallenge,
       });
       expect(await rows()).toHaveLength(1);
     });
@@ -429,7 +436,7 @@ describeOnBackends('on $name', (backend) => {
       for (const sent of [undefined, 'bm90IGpzb24=', forged]) {
         const response = await signUp(app, sent);
         expect(response.statusCode).toBe(400);
-        expect(response.json()).toEqual({ error: ar.errorChallenge });
+        expect(response.json()).toEqual({ error: arForm.errorChallenge });
       }
       expect(await rows()).toHaveLength(0);
     });
@@ -444,7 +451,7 @@ describeOnBackends('on $name', (backend) => {
       expect((await signUp(first.app, altcha)).statusCode).toBe(201);
       const again = await signUp(second.app, altcha);
       expect(again.statusCode).toBe(400);
-      expect(again.json()).toEqual({ error: ar.errorChallenge });
+      expect(again.json()).toEqual({ error: arForm.errorChallenge });
       expect(await first.rows()).toHaveLength(1);
     });
 
@@ -461,7 +468,7 @@ describeOnBackends('on $name', (backend) => {
         const altcha = Buffer.from(JSON.stringify(payload)).toString('base64');
         const response = await signUp(app, altcha);
         expect(response.statusCode).toBe(400);
-        expect(response.json()).toEqual({ error: ar.errorChallenge });
+        expect(response.json()).toEqual({ error: arForm.errorChallenge });
       }
       expect(await rows()).toHaveLength(0);
     });

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ar } from '../../domain/catalogue';
+import { arForm } from '../../domain/catalogue/form';
 import { registrationSchema } from '../../domain/registration';
 import { signUp, signUpRateLimit, type SignUpOptions } from './sign-up';
 
@@ -23,7 +23,7 @@ export const registrationRoutes: FastifyPluginAsyncZod<SignUpOptions> = async (a
     },
     async (request, reply) => {
       const result = await signUp(request.body, 'api', options, request);
-      if (result.kind === 'unsolved') return reply.code(400).send({ error: ar.errorChallenge });
+      if (result.kind === 'unsolved') return reply.code(400).send({ error: arForm.errorChallenge });
       // A repeat within 24 hours is stored too and answers 201 with the first id: a different
       // answer, or a faster one, would tell anyone who types a stranger's number whether that
       // number signed up today.

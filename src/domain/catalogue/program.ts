@@ -1,0 +1,73 @@
+// The provider's page of the referral programme (docs/program.md), in its own chunk, and its
+// API's refusals; it reuses arStats's labels of the same numbers. Its title is shared.ts's. The
+// catalogue: shared.ts.
+export const arProgram = {
+  heading: 'نتائج برنامج الإحالة',
+  // MARKETER_AUTH_* unset: nobody can sign in to see the programme's numbers.
+  off: 'عرض نتائج البرنامج غير مفعّل',
+  errorSignIn: 'يرجى تسجيل الدخول لعرض نتائج البرنامج',
+  // The API's answer when the numbers could not be counted (500, or 503: the database out of
+  // reach).
+  errorStats: 'تعذر تحميل نتائج البرنامج',
+  statContacted: 'تم التواصل معهم',
+  statQualified: 'المؤهلون',
+  statLost: 'لم يشتركوا',
+  byMarketer: 'حسب المسوق',
+  // The general links' row: sign-ups through no marketer's link.
+  general: '(الروابط العامة)',
+  byCampaign: 'حسب الحملة',
+  source: 'المصدر',
+  campaign: 'الحملة',
+  // A link's campaigns past its daily limit, together (the report's "(other)").
+  other: '(أخرى)',
+  none: '(بدون)',
+  showAll: (count: number) => `عرض الكل (${count})`,
+  download: 'تنزيل ملف CSV للفترة',
+  // The leads with a flag (docs/flags.md), decided or not; the not credited are arStats's.
+  statFlagged: 'تسجيلات للمراجعة',
+} as const;
+
+// The review list (docs/flags.md): the flagged leads awaiting a decision on their credit, and
+// the decision.
+export const arReview = {
+  heading: (count: number) => `تسجيلات بانتظار المراجعة (${count})`,
+  intro: 'تسجيلات يُشك في احتسابها للمسوق: تبقى محتسبة إلى أن تقرر غير ذلك.',
+  empty: 'لا توجد تسجيلات بانتظار المراجعة',
+  // A lead's heading: when it came, and through whose link.
+  lead: (time: string, marketer: string) => `${time} — ${marketer}`,
+  phone: 'الجوال',
+  // The phone's last three digits, read out rather than the dots drawn before them.
+  phoneEnding: (digits: string) => `رقم ينتهي بـ ${digits}`,
+  reasons: 'سبب المراجعة',
+  flags: {
+    contested: 'سبق تسجيل الرقم نفسه عبر رابط آخر',
+    burst: 'تسجيلات كثيرة من الرابط في دقائق',
+    fast: 'أُرسل النموذج أسرع مما يكتبه إنسان',
+    disposable_email: 'بريد إلكتروني مؤقت',
+    same_address: 'تسجيلات كثيرة للرابط من عنوان واحد في يوم',
+  },
+  // Who had the phone first, for `contested`: a marketer, a general link, or a lead since deleted.
+  contestedBy: 'سُجّل أولاً لدى:',
+  contestedGone: 'تسجيل سابق حُذف',
+  note: 'ملاحظة (اختيارية)',
+  decision: 'القرار',
+  credited: 'محتسب',
+  notCredited: 'غير محتسب',
+  saving: 'جارٍ حفظ القرار...',
+  errorSave: 'تعذر حفظ القرار، يرجى إعادة المحاولة',
+  // The API's refusals: a body that is not a decision, a lead that is not stored, a list that
+  // could not be read.
+  errorDecision: 'القرار المرسل غير صالح',
+  errorNotFound: 'لا يوجد تسجيل بهذا المعرّف',
+  errorList: 'تعذر تحميل قائمة المراجعة',
+  // A decision as recorded, shown beside the lead; who decided is isolated (U+2068 … U+2069),
+  // as a Latin id among Arabic words would otherwise move the brackets around.
+  decided: (decision: string, by: string, time: string) =>
+    `${decision} (\u2068${by}\u2069، ${time})`,
+  // Said once a decision made on the page is saved.
+  recorded: (decided: string) => `تم تسجيل القرار: ${decided}`,
+  // The leads decided last, each with every decision on it, the latest (the one that counts) first.
+  decidedHeading: 'آخر القرارات',
+  history: 'سجل القرارات',
+  noteShown: 'ملاحظة:',
+} as const;
