@@ -10,6 +10,7 @@ export const leadFlags = [
   'contested',
   'burst',
   'fast',
+  'reused_form',
   'disposable_email',
   'same_address',
 ] as const;

@@ -24,6 +24,7 @@ import * as countRollups from './migrations/2026-11-27T0300-count-rollups';
 import * as countRollupsByDay from './migrations/2026-11-28T0800-count-rollups-by-day';
 import * as registrationsAddressByTime from './migrations/2026-11-28T1300-registrations-address-by-time';
 import * as registrationsCampaign from './migrations/2026-11-28T1400-registrations-campaign';
+import * as registrationsServedAt from './migrations/2026-11-29T0900-registrations-served-at';
 
 // Listed by hand rather than read from the folder, so the list works the same under tsx, vitest
 // and any bundler. Names sort by their timestamp; append new ones at the end. A module that
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration | { postgres: Migration }> = {
   '2026-11-28T0800-count-rollups-by-day': countRollupsByDay,
   '2026-11-28T1300-registrations-address-by-time': registrationsAddressByTime,
   '2026-11-28T1400-registrations-campaign': registrationsCampaign,
+  '2026-11-29T0900-registrations-served-at': registrationsServedAt,
 };
 
 /** The migrations a database of this kind runs, by name. */

@@ -6,7 +6,8 @@ import { utmOf, type Registration, type Utm } from '../../domain/registration';
 import { guarded } from '../db/database';
 import { insertAll, textTable, writeTransaction } from '../db/dialect';
 import type { Database, RegistrationsTable, SignUpChannel, Tables } from '../db/schema';
-import { eventRows } from '../webhooks/outbox';
+import { countsChanged } from '../count-rollups';
+import { eventRows, queueEvents } from '../webhooks/outbox';
 import { groupCommit, type ItemResult } from '../db/group-commit';
 import { dropExpiredChallenges, spendChallenges, type SolvedChallenge } from './proof-of-work';
 import {
@@ -240,7 +241,25 @@ async function storeRows(
       status_changed_at: null,
     };
   });
-  const flags = await flagChecks.flagLeads(trx, checked);
+  const { flags, stored: flaggedLater } = await flagChecks.flagLeads(trx, checked);
+  if (flaggedLater.length > 0) {
+    // The start of a burst, flagged now: its days' counts of flagged leads changed, and the CRM
+    // had their events without the flag.
+    await countsChanged(
+      trx,
+      flaggedLater.map((lead) => lead.created_at.slice(0, 10)),
+    );
+    if (webhookEvents) {
+      await queueEvents(
+        trx,
+        flaggedLater.map((lead) => ({
+          subjectId: lead.id,
+          type: 'registration.flagged',
+          at: batch[0]!.created_at,
+        })),
+      );
+    }
+  }
   const events = webhookEvents
     ? eventRows(
         rows.map((row) => ({
