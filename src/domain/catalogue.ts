@@ -171,6 +171,13 @@ export const arReview = {
     `${decision} (\u2068${by}\u2069، ${time})`,
   // Said once a decision made on the page is saved.
   recorded: (decided: string) => `تم تسجيل القرار: ${decided}`,
+  // A burst's leads listed, decided at once from any of them.
+  wholeBurst: (count: number) => `القرار نفسه لكل تسجيلات الدفعة المعروضة لهذا المسوق (${count})`,
+  recordedMany: (count: number, decided: string) =>
+    `تم تسجيل القرار على ${count} تسجيلات: ${decided}`,
+  // The next page of the queue, the oldest first.
+  more: 'عرض التسجيلات التالية',
+  errorMore: 'تعذر تحميل التسجيلات التالية، يرجى إعادة المحاولة',
   // The leads decided last, each with every decision on it, the latest (the one that counts) first.
   decidedHeading: 'آخر القرارات',
   history: 'سجل القرارات',
