@@ -420,7 +420,9 @@ async function flagFirstStored(
     .orderBy('lead.id')
     .limit(check.threshold)
     .execute();
-  const unflagged = await trx
+  if (first.length === 0) return [];
+  // Those flagged already (most of them, when a busy link is read again), left out.
+  const flagged = await trx
     .selectFrom('lead_flags')
     .select('registration_id')
     .where('flag', '=', check.name)
@@ -429,11 +431,9 @@ async function flagFirstStored(
       'in',
       first.map((lead) => lead.id),
     )
-    .execute()
-    .then((rows) => {
-      const flagged = new Set(rows.map((row) => row.registration_id));
-      return first.filter((lead) => !flagged.has(lead.id));
-    });
+    .execute();
+  const known = new Set(flagged.map((row) => row.registration_id));
+  const unflagged = first.filter((lead) => !known.has(lead.id));
   if (unflagged.length === 0) return [];
   // Another instance may flag them at the same time: those it did are not flagged twice, and
   // its events are its own.
