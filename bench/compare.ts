@@ -3,10 +3,11 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { load, postgresDatabase, signUps, sqliteDatabase, timedSignUp, withOurServer } from './api';
 import { median } from './lighthouse';
+import { formStamp } from './form-stamps';
 import { solvedChallenges } from './solved-challenges';
 
 // `npm run bench:compare -- OTHER_DIST [THIS_DIST] [--one-link] [--altcha] [--one-at-a-time]
-// [--utm] [--only DATABASE] [--rounds N]`:
+// [--utm] [--stamp] [--only DATABASE] [--rounds N]`:
 // sign-ups per second
 // of two builds of the server (another commit's `dist/`, checked out and built beside this one,
 // and this one's), on SQLite and on PostgreSQL (TEST_DATABASE_URL), taking turns A B A B A B so
@@ -23,6 +24,9 @@ import { solvedChallenges } from './solved-challenges';
 //               link that has taken thousands that day.
 //   --utm       each sign-up with campaign parameters (utm_source, utm_campaign), as a link
 //               shared with them brings.
+//   --stamp     both servers with FORM_STAMP_KEY set, each sign-up with a valid stamp of a form
+//               of its own served a minute before, as the form sends it (so that the checks
+//               of the stamp, fast and reused_form, run on every sign-up, and flag none).
 //   --only sqlite|postgres  one database, to repeat a run where the other is not in question.
 //   --rounds N  N runs of each build rather than 3: a difference of a few per cent is told from
 //               the spread only over more of them.
@@ -33,6 +37,7 @@ const { positionals, values: options } = parseArgs({
     altcha: { type: 'boolean' },
     'one-at-a-time': { type: 'boolean' },
     utm: { type: 'boolean' },
+    stamp: { type: 'boolean' },
     only: { type: 'string' },
     rounds: { type: 'string', default: '3' },
   },
@@ -46,7 +51,7 @@ if (
   rounds < 1
 ) {
   console.error(
-    'usage: npm run bench:compare -- OTHER_DIST [THIS_DIST] [--one-link] [--altcha] [--one-at-a-time] [--utm] [--only sqlite|postgres] [--rounds N]',
+    'usage: npm run bench:compare -- OTHER_DIST [THIS_DIST] [--one-link] [--altcha] [--one-at-a-time] [--utm] [--stamp] [--only sqlite|postgres] [--rounds N]',
   );
   process.exit(2);
 }
@@ -56,6 +61,7 @@ const seconds = 10;
 // More than the fastest run answers in its warm-up and load together.
 const challengesPerRun = 150_000;
 const hmacKey = 'bench-'.repeat(6);
+const stampKey = 'stamp-'.repeat(6);
 // On a fresh clone bench/results (which git ignores) is not there yet.
 mkdirSync(resolve('bench/results'), { recursive: true });
 const scratch = mkdtempSync(join(resolve('bench/results'), 'compare-'));
@@ -69,6 +75,7 @@ const databases = [
 const challenges = options.altcha ? await solvedChallenges(hmacKey, challengesPerRun) : [];
 const env = {
   ...(options.altcha ? { ALTCHA_HMAC_KEY: hmacKey } : {}),
+  ...(options.stamp ? { FORM_STAMP_KEY: stampKey } : {}),
   ...(options['one-at-a-time'] ? { TRUST_PROXY: '127.0.0.1' } : {}),
 };
 const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -76,6 +83,7 @@ const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice
 console.log(
   `workload: ${options['one-link'] ? 'one link' : '97 links'}, ALTCHA ${options.altcha ? 'on' : 'off'}` +
     (options.utm ? ', campaign parameters' : '') +
+    (options.stamp ? ', form stamps' : '') +
     (options['one-at-a-time'] ? ', one sign-up at a time' : ''),
 );
 for (const database of databases) {
@@ -90,9 +98,17 @@ for (const database of databases) {
       const measured = await withOurServer(database, run, distDir, scratch, env, async (server) => {
         const next = signUps({ oneLink: options['one-link'], utm: options.utm });
         let sent = 0;
-        const nextSignUp = options.altcha
-          ? () => ({ ...next(), altcha: challenges[sent++] })
-          : next;
+        // A millisecond apart: each sign-up's form is a page served for it alone.
+        const servedFrom = Date.now() - 60_000;
+        const nextSignUp = () => {
+          const payload = next();
+          sent += 1;
+          return {
+            ...payload,
+            ...(options.altcha ? { altcha: challenges[sent - 1] } : {}),
+            ...(options.stamp ? { form_stamp: formStamp(stampKey, servedFrom - sent) } : {}),
+          };
+        };
         if (options['one-at-a-time']) {
           if (options['one-link']) await load(server.origin, warmUpSeconds, nextSignUp);
           const times = await oneAtATime(server.origin, nextSignUp);

@@ -1,8 +1,9 @@
 /**
  * Flags on doubtful leads and the decisions on their credit (docs/flags.md): the names of the
  * flags, the programme's review list (GET /api/program/review) and a decision
- * (POST /api/program/leads/{id}/review), as the server answers them and the provider's page
- * shows them. No person is in them: the phone's last three digits only.
+ * (POST /api/program/leads/{id}/review, or on many leads, POST /api/program/review), as the
+ * server answers them and the provider's page shows them. No person is in them: the phone's
+ * last three digits only.
  */
 
 /** Why a lead's credit is doubtful, in the order they are listed. */
@@ -10,6 +11,7 @@ export const leadFlags = [
   'contested',
   'burst',
   'fast',
+  'reused_form',
   'disposable_email',
   'same_address',
 ] as const;
@@ -17,11 +19,26 @@ export type LeadFlag = (typeof leadFlags)[number];
 
 export const reviewListPath = '/api/program/review';
 
+/** The review list's query: a page after a lead, a marketer's, a flag's. */
+export interface ReviewListQuery {
+  after?: string;
+  marketing_id?: string;
+  flag?: LeadFlag;
+}
+
+/** A decision on many leads at once (POST reviewListPath): the decisions as recorded. */
+export interface ReviewsRecorded {
+  reviews: LeadReview[];
+}
+
 /** The path of a decision on a lead (or on a repeat's lead). */
 export const leadReviewPath = (id: string) => `/api/program/leads/${encodeURIComponent(id)}/review`;
 
 /** A decision's note: short, one line of the reviewer's. */
 export const reviewNoteLength = 280;
+
+/** The leads one request may decide at once (POST reviewListPath): a page of the review list. */
+export const reviewPageLength = 100;
 
 /** One of a lead's flags; `other`: for `contested`, the earlier lead's marketer (null: a general link), null once that lead is deleted. */
 export interface ReviewFlag {
@@ -56,9 +73,9 @@ export interface DecidedLead extends ReviewLead {
 }
 
 export interface ReviewList {
-  /** How many flagged leads await a decision (all of them, not only those listed). */
+  /** How many flagged leads await a decision (all those the filters choose, not only those listed). */
   count: number;
-  /** The newest of them, newest first. */
+  /** A page of them, the oldest first (the next: `?after=` the last one's id). */
   leads: ReviewLead[];
   /** The leads decided most recently, the latest decision first, each with its record. */
   decided: DecidedLead[];

@@ -317,6 +317,12 @@ const envSchema = z.object({
     .max(1_000_000)
     .default(defaultFlagSettings.sameAddressLeads),
   FAST_SECONDS: z.coerce.number().int().min(1).max(3_600).default(defaultFlagSettings.fastSeconds),
+  FORM_STAMP_USES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(defaultFlagSettings.formStampUses),
   // Signs the time a form was served (the fast flag); instances share it to check each other's.
   FORM_STAMP_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   NODE_ENV: z.string().optional(),
@@ -481,6 +487,7 @@ const configSchema = envSchema
       burstMinutes: env.BURST_MINUTES,
       sameAddressLeads: env.SAME_ADDRESS_LEADS,
       fastSeconds: env.FAST_SECONDS,
+      formStampUses: env.FORM_STAMP_USES,
     },
     /** Signs the forms' stamps; unset, each instance signs with a random key of its own. */
     formStampKey: env.FORM_STAMP_KEY,

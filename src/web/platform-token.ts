@@ -29,7 +29,7 @@ function storedToken(storageKey: string): string | undefined {
 }
 
 /** A GET of the numbers' API with the stored token, when there is one. */
-export function fetchWithToken(url: string, storageKey: string, signal: AbortSignal) {
+export function fetchWithToken(url: string, storageKey: string, signal?: AbortSignal) {
   const token = storedToken(storageKey);
   // Same origin, so the platform's session cookie goes too when the server reads one.
   return fetch(url, {

@@ -4,7 +4,13 @@ import { arForm } from '../domain/catalogue/form';
 import { arStats } from '../domain/catalogue/marketer-stats';
 import { arProgram, arReview } from '../domain/catalogue/program';
 import { ar } from '../domain/catalogue/shared';
-import { leadReviewPath, reviewListPath, type ReviewList } from '../domain/lead-review';
+import {
+  leadReviewPath,
+  reviewListPath,
+  type LeadReview,
+  type ReviewLead,
+  type ReviewList,
+} from '../domain/lead-review';
 import { marketerStatsMeta } from '../domain/marketer-stats';
 import { packageLabels } from '../domain/packages';
 import type { ProgramNumbers, ProgramStats } from '../domain/program-stats';
@@ -72,10 +78,19 @@ const stats: ProgramStats = {
   ],
 };
 
-// Two flagged leads awaiting a decision: one contested by marketer m-7's earlier lead.
+// Two flagged leads awaiting a decision, the oldest first: one contested by marketer m-7's
+// earlier lead.
 const reviewList: ReviewList = {
   count: 2,
   leads: [
+    {
+      id: 'b5d2c0de-0000-4000-8000-000000000001',
+      created_at: '2026-11-23T08:00:00.000Z',
+      marketing_id: null,
+      package_key: null,
+      phone_end: '101',
+      flags: [{ flag: 'fast', other: null }],
+    },
     {
       id: 'b5d2c0de-0000-4000-8000-000000000002',
       created_at: '2026-11-23T09:30:00.000Z',
@@ -86,14 +101,6 @@ const reviewList: ReviewList = {
         { flag: 'contested', other: { marketing_id: 'm-7' } },
         { flag: 'same_address', other: null },
       ],
-    },
-    {
-      id: 'b5d2c0de-0000-4000-8000-000000000001',
-      created_at: '2026-11-23T08:00:00.000Z',
-      marketing_id: null,
-      package_key: null,
-      phone_end: '101',
-      flags: [{ flag: 'fast', other: null }],
     },
   ],
   // A lead decided twice: not credited, then credited again (the latest first).
@@ -127,7 +134,9 @@ const reviewList: ReviewList = {
 const answering =
   (answer: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>) =>
   (input: RequestInfo | URL, init?: RequestInit) =>
-    String(input) === reviewListPath ? json(reviewList) : answer(input, init);
+    String(input) === reviewListPath && init?.method !== 'POST'
+      ? json(reviewList)
+      : answer(input, init);
 
 function stubFetch(answer: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>) {
   const fetch = vi.fn<typeof globalThis.fetch>(answering(answer));
@@ -413,8 +422,8 @@ describe('the review list', () => {
     const general = lead('2026-11-23T08:00:00.000Z', arProgram.general);
     expect(within(general).getByText(ar.headingFreeTrial)).toBeVisible();
     expect(within(general).getByText(arReview.flags.fast)).toBeVisible();
-    // The newest first, as the server sends them.
-    expect(within(list()).getAllByRole('article')[0]).toBe(contested);
+    // The oldest first, as the server sends them.
+    expect(within(list()).getAllByRole('article')[0]).toBe(general);
   });
 
   it('records a decision with its note, shows it beside the lead, and counts one fewer', async () => {
@@ -422,7 +431,7 @@ describe('the review list', () => {
     await within(await screen.findByRole('region', { name: arReview.heading(2) })).findAllByRole(
       'article',
     );
-    const [first] = reviewList.leads;
+    const first = reviewList.leads[1];
     const recorded = {
       id: first!.id,
       credited: false,
@@ -535,7 +544,7 @@ describe('the review list', () => {
     fetch.mockImplementation(
       answering(() =>
         json({
-          id: reviewList.leads[1]!.id,
+          id: reviewList.leads[0]!.id,
           credited: true,
           reviewed_by: 'manager-1',
           reviewed_at: '2026-11-23T10:05:00.000Z',
@@ -550,5 +559,139 @@ describe('the review list', () => {
         arReview.decided(arReview.credited, 'manager-1', formatTime('2026-11-23T10:05:00.000Z')),
       ),
     );
+  });
+  /** The page with `list` as the review list's first page; `answer` answers anything else. */
+  async function openQueue(
+    list: ReviewList,
+    answer: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>,
+  ) {
+    turnOn();
+    const fetch = vi.fn<typeof globalThis.fetch>((input, init) =>
+      String(input) === reviewListPath
+        ? init?.method === 'POST'
+          ? answer(input, init)
+          : json(list)
+        : String(input).startsWith(reviewListPath)
+          ? answer(input, init)
+          : json(stats),
+    );
+    vi.stubGlobal('fetch', fetch);
+    renderApp(path);
+    await screen.findByText(arProgram.statLost);
+    return fetch;
+  }
+  const queued = (n: number, marketer: string, flag: ReviewLead['flags'][number]['flag']) => ({
+    id: `b5d2c0de-0000-4000-8000-${String(n).padStart(12, '0')}`,
+    created_at: new Date(Date.parse('2026-11-23T08:00:00.000Z') + n * 60_000).toISOString(),
+    marketing_id: marketer,
+    package_key: 'premium_reco',
+    phone_end: String(n % 1000).padStart(3, '0'),
+    flags: [{ flag, other: null }],
+  });
+
+  it('pages on to the queue’s next leads after the last one shown, until there are none', async () => {
+    const page = [1, 2].map((n) => queued(n, 'm-1', 'same_address'));
+    let answer: (response: Response) => void = () => {};
+    const fetch = await openQueue(
+      { count: 3, leads: page, decided: [] },
+      () => new Promise((resolve) => (answer = resolve)),
+    );
+    const region = await screen.findByRole('region', { name: arReview.heading(3) });
+    fireEvent.click(await within(region).findByRole('button', { name: arReview.more }));
+    expect(fetch).toHaveBeenLastCalledWith(
+      `${reviewListPath}?after=${page[1]!.id}`,
+      expect.objectContaining({ headers: { authorization: 'Bearer eyJ.admin.token' } }),
+    );
+    expect(within(region).getByRole('button', { name: arReview.more })).toBeDisabled();
+    answer(Response.json({ count: 3, leads: [queued(3, 'm-2', 'fast')], decided: [] }));
+    expect(
+      await within(region).findByRole('article', {
+        name: arReview.lead(formatTime(queued(3, 'm-2', 'fast').created_at), 'm-2'),
+      }),
+    ).toBeVisible();
+    // All three shown: the queue's end.
+    expect(within(region).queryByRole('button', { name: arReview.more })).toBeNull();
+  });
+
+  it('says when the next leads could not be loaded, and loads them on the next press', async () => {
+    const fetch = await openQueue(
+      { count: 2, leads: [queued(1, 'm-1', 'fast')], decided: [] },
+      () => json({ error: arForm.errorGeneric }, 503),
+    );
+    const region = await screen.findByRole('region', { name: arReview.heading(2) });
+    fireEvent.click(await within(region).findByRole('button', { name: arReview.more }));
+    expect(await within(region).findByRole('alert')).toHaveTextContent(arReview.errorMore);
+    fetch.mockImplementation(() =>
+      json({ count: 2, leads: [queued(2, 'm-2', 'fast')], decided: [] }),
+    );
+    fireEvent.click(within(region).getByRole('button', { name: arReview.more }));
+    expect(
+      await within(region).findByRole('article', {
+        name: arReview.lead(formatTime(queued(2, 'm-2', 'fast').created_at), 'm-2'),
+      }),
+    ).toBeVisible();
+    expect(within(region).queryByRole('alert')).toBeNull();
+  });
+
+  it('decides a burst’s listed leads at once from any of them, each recorded beside it', async () => {
+    const burst = [1, 2, 3].map((n) => queued(n, 'm-90', 'burst'));
+    const other = queued(4, 'm-91', 'burst');
+    const contested = queued(5, 'm-90', 'contested');
+    let answer: (response: Response) => void = () => {};
+    const fetch = await openQueue(
+      { count: 5, leads: [...burst, other, contested], decided: [] },
+      () => new Promise((resolve) => (answer = resolve)),
+    );
+    const region = await screen.findByRole('region', { name: arReview.heading(5) });
+    const article = (lead: ReviewLead) =>
+      within(region).getByRole('article', {
+        name: arReview.lead(formatTime(lead.created_at), lead.marketing_id!),
+      });
+    await within(region).findAllByRole('article');
+    // Offered on a burst of more than one listed lead alone.
+    expect(within(article(other)).queryByRole('checkbox')).toBeNull();
+    expect(within(article(contested)).queryByRole('checkbox')).toBeNull();
+    const second = article(burst[1]!);
+    fireEvent.click(within(second).getByRole('checkbox', { name: arReview.wholeBurst(3) }));
+    fireEvent.change(within(second).getByRole('textbox', { name: arReview.note }), {
+      target: { value: 'one script' },
+    });
+    fireEvent.click(within(second).getByRole('button', { name: arReview.notCredited }));
+    expect(await within(second).findByRole('status')).toHaveTextContent(arReview.saving);
+    expect(fetch).toHaveBeenLastCalledWith(
+      reviewListPath,
+      expect.objectContaining({
+        method: 'POST',
+        body: JSON.stringify({
+          ids: burst.map((lead) => lead.id),
+          credited: false,
+          note: 'one script',
+        }),
+      }),
+    );
+    const reviews: LeadReview[] = burst.map((lead) => ({
+      id: lead.id,
+      credited: false,
+      reviewed_by: 'manager-1',
+      reviewed_at: '2026-11-23T10:00:00.000Z',
+      note: 'one script',
+    }));
+    answer(Response.json({ reviews }));
+    const shown = arReview.decided(
+      arReview.notCredited,
+      'manager-1',
+      formatTime('2026-11-23T10:00:00.000Z'),
+    );
+    expect(await within(second).findByRole('status')).toHaveTextContent(
+      arReview.recordedMany(3, shown),
+    );
+    expect(screen.getByRole('heading', { level: 2, name: arReview.heading(2) })).toBeVisible();
+    for (const lead of burst) {
+      const history = within(article(lead)).getByRole('list', { name: arReview.history });
+      expect(within(history).getByRole('listitem')).toHaveTextContent(
+        `${shown} — ${arReview.noteShown} one script`,
+      );
+    }
+    expect(within(article(other)).queryByRole('list', { name: arReview.history })).toBeNull();
   });
 });

@@ -11,6 +11,7 @@ import {
   type ReviewFlag,
   type ReviewLead,
   type ReviewList as List,
+  type ReviewsRecorded,
 } from '../domain/lead-review';
 import { packageLabel } from '../domain/packages';
 import { fetchWithToken, postWithToken } from './platform-token';
@@ -23,17 +24,26 @@ type Loaded =
 /** A decision as a lead's record keeps it. */
 type Decision = DecidedLead['reviews'][number];
 
+/** Records one decision on each of `ids`: the decisions as recorded, or the refusal's status. */
+type Decide = (
+  ids: readonly string[],
+  decision: { credited: boolean; note: string },
+) => Promise<LeadReview[] | { status?: number }>;
+
 /**
- * The flagged leads awaiting a decision on their credit (docs/flags.md), newest first, for a
- * programme role: each with its flags in words, and the two decisions. A lead decided here stays
- * in view with its decision recorded, and may be decided again; at the next load it is among
- * the leads decided last, each shown with every decision on it.
+ * The queue of flagged leads awaiting a decision on their credit (docs/flags.md), oldest first,
+ * a page at a time, for a programme role: each with its flags in words, and the two decisions,
+ * for it alone or, on a burst, for the burst's leads listed. A lead decided here stays in view
+ * with its decision recorded, and may be decided again; at the next load it is among the leads
+ * decided last, each shown with every decision on it.
  */
 export function ReviewList({ storageKey }: { storageKey: string }) {
   const [attempt, setAttempt] = useState(0);
   const [loaded, setLoaded] = useState<Loaded>({ kind: 'loading' });
-  // The awaiting leads decided on this page.
-  const [decidedHere, setDecidedHere] = useState<ReadonlySet<string>>(new Set());
+  // The next page: being fetched, failed, or none left (the last one came empty).
+  const [more, setMore] = useState<'idle' | 'loading' | 'error' | 'end'>('idle');
+  // The decisions made on this page, the latest first, by lead.
+  const [recorded, setRecorded] = useState<ReadonlyMap<string, LeadReview[]>>(new Map());
 
   useEffect(() => {
     const controller = new AbortController();
@@ -48,10 +58,65 @@ export function ReviewList({ storageKey }: { storageKey: string }) {
     return () => controller.abort();
   }, [storageKey, attempt]);
 
+  async function nextPage(list: List) {
+    setMore('loading');
+    try {
+      const last = list.leads[list.leads.length - 1]!;
+      const response = await fetchWithToken(
+        `${reviewListPath}?after=${encodeURIComponent(last.id)}`,
+        storageKey,
+      );
+      if (!response.ok) return setMore('error');
+      const page = (await response.json()) as List;
+      setLoaded({
+        kind: 'list',
+        list: { ...list, count: page.count, leads: [...list.leads, ...page.leads] },
+      });
+      setMore(page.leads.length === 0 ? 'end' : 'idle');
+    } catch {
+      setMore('error');
+    }
+  }
+
+  const decide: Decide = async (ids, decision) => {
+    try {
+      const [id] = ids;
+      const response =
+        ids.length === 1
+          ? await postWithToken(leadReviewPath(id!), storageKey, decision)
+          : await postWithToken(reviewListPath, storageKey, { ids, ...decision });
+      if (!response.ok) return { status: response.status };
+      const reviews =
+        ids.length === 1
+          ? [(await response.json()) as LeadReview]
+          : ((await response.json()) as ReviewsRecorded).reviews;
+      setRecorded((earlier) => {
+        const all = new Map(earlier);
+        for (const review of reviews) all.set(review.id, [review, ...(all.get(review.id) ?? [])]);
+        return all;
+      });
+      return reviews;
+    } catch {
+      return {};
+    }
+  };
+
+  const leads = loaded.kind === 'list' ? loaded.list.leads : [];
   const awaiting =
     loaded.kind === 'list'
-      ? loaded.list.count - loaded.list.leads.filter((lead) => decidedHere.has(lead.id)).length
+      ? loaded.list.count - leads.filter((lead) => recorded.has(lead.id)).length
       : 0;
+  // A burst's leads listed, by marketer: decided at once from any of them.
+  const burstOf = (lead: ReviewLead) =>
+    lead.flags.some((flag) => flag.flag === 'burst')
+      ? leads
+          .filter(
+            (other) =>
+              other.marketing_id === lead.marketing_id &&
+              other.flags.some((flag) => flag.flag === 'burst'),
+          )
+          .map((other) => other.id)
+      : [lead.id];
   return (
     <>
       <section
@@ -71,21 +136,38 @@ export function ReviewList({ storageKey }: { storageKey: string }) {
             }}
           />
         )}
-        {loaded.kind === 'list' && loaded.list.leads.length === 0 && (
+        {loaded.kind === 'list' && leads.length === 0 && (
           <p className="message">{arReview.empty}</p>
         )}
-        {loaded.kind === 'list' && loaded.list.leads.length > 0 && (
+        {leads.length > 0 && (
           <ol className="review-list">
-            {loaded.list.leads.map((lead) => (
+            {leads.map((lead) => (
               <Lead
                 key={lead.id}
                 lead={lead}
-                reviews={[]}
-                storageKey={storageKey}
-                onDecided={() => setDecidedHere((all) => new Set(all).add(lead.id))}
+                record={recorded.get(lead.id) ?? []}
+                burst={burstOf(lead)}
+                decide={decide}
               />
             ))}
           </ol>
+        )}
+        {loaded.kind === 'list' && leads.length < loaded.list.count && more !== 'end' && (
+          <div className="actions" aria-busy={more === 'loading'}>
+            <button
+              type="button"
+              className="secondary"
+              disabled={more === 'loading'}
+              onClick={() => void nextPage(loaded.list)}
+            >
+              {arReview.more}
+            </button>
+            {more === 'error' && (
+              <p className="message error" role="alert">
+                {arReview.errorMore}
+              </p>
+            )}
+          </div>
         )}
       </section>
       {loaded.kind === 'list' && loaded.list.decided.length > 0 && (
@@ -93,7 +175,13 @@ export function ReviewList({ storageKey }: { storageKey: string }) {
           <h2 id="decided-heading">{arReview.decidedHeading}</h2>
           <ol className="review-list">
             {loaded.list.decided.map((lead) => (
-              <Lead key={lead.id} lead={lead} reviews={lead.reviews} storageKey={storageKey} />
+              <Lead
+                key={lead.id}
+                lead={lead}
+                record={[...(recorded.get(lead.id) ?? []), ...lead.reviews]}
+                burst={[lead.id]}
+                decide={decide}
+              />
             ))}
           </ol>
         </section>
@@ -128,42 +216,33 @@ function Flag({ flag }: { flag: ReviewFlag }) {
 type Saving =
   | { kind: 'idle' }
   | { kind: 'saving' }
-  | { kind: 'saved'; review: Decision }
+  | { kind: 'saved'; review: Decision; count: number }
   | { kind: 'error'; status?: number };
 
 function Lead({
   lead,
-  reviews,
-  storageKey,
-  onDecided,
+  record,
+  burst,
+  decide,
 }: {
   lead: ReviewLead;
   /** The decisions on it so far, the latest first. */
-  reviews: Decision[];
-  storageKey: string;
-  onDecided?: () => void;
+  record: Decision[];
+  /** The burst's leads listed, itself included; itself alone when it has no burst flag. */
+  burst: readonly string[];
+  decide: Decide;
 }) {
   const [note, setNote] = useState('');
   const [saving, setSaving] = useState<Saving>({ kind: 'idle' });
-  const [record, setRecord] = useState(reviews);
+  const [wholeBurst, setWholeBurst] = useState(false);
   const id = `lead-${lead.id}`;
 
-  async function decide(credited: boolean) {
+  async function send(credited: boolean) {
     setSaving({ kind: 'saving' });
-    try {
-      const response = await postWithToken(leadReviewPath(lead.id), storageKey, {
-        credited,
-        note,
-      });
-      if (!response.ok) return setSaving({ kind: 'error', status: response.status });
-      const review = (await response.json()) as LeadReview;
-      setRecord((earlier) => [review, ...earlier]);
-      setSaving({ kind: 'saved', review });
-      onDecided?.();
-    } catch {
-      // The note stays as typed: pressing again sends it again.
-      setSaving({ kind: 'error' });
-    }
+    const reviews = await decide(wholeBurst ? burst : [lead.id], { credited, note });
+    // Refused: the note stays as typed, and pressing again sends it again.
+    if (!Array.isArray(reviews)) return setSaving({ kind: 'error', status: reviews.status });
+    setSaving({ kind: 'saved', review: reviews[0]!, count: reviews.length });
   }
 
   return (
@@ -229,11 +308,21 @@ function Lead({
             value={note}
             onChange={(event) => setNote(event.target.value)}
           />
+          {burst.length > 1 && (
+            <label className="whole-burst">
+              <input
+                type="checkbox"
+                checked={wholeBurst}
+                onChange={(event) => setWholeBurst(event.target.checked)}
+              />
+              {arReview.wholeBurst(burst.length)}
+            </label>
+          )}
           <div className="actions">
-            <button type="button" onClick={() => void decide(true)}>
+            <button type="button" onClick={() => void send(true)}>
               {arReview.credited}
             </button>
-            <button type="button" className="secondary" onClick={() => void decide(false)}>
+            <button type="button" className="secondary" onClick={() => void send(false)}>
               {arReview.notCredited}
             </button>
           </div>
@@ -242,7 +331,9 @@ function Lead({
           {saving.kind === 'saving'
             ? arReview.saving
             : saving.kind === 'saved'
-              ? arReview.recorded(described(saving.review))
+              ? saving.count > 1
+                ? arReview.recordedMany(saving.count, described(saving.review))
+                : arReview.recorded(described(saving.review))
               : ''}
         </p>
         {saving.kind === 'error' && (

@@ -43,6 +43,7 @@ export const arReview = {
     contested: 'سبق تسجيل الرقم نفسه عبر رابط آخر',
     burst: 'تسجيلات كثيرة من الرابط في دقائق',
     fast: 'أُرسل النموذج أسرع مما يكتبه إنسان',
+    reused_form: 'نموذج واحد أُرسل لتسجيلات كثيرة',
     disposable_email: 'بريد إلكتروني مؤقت',
     same_address: 'تسجيلات كثيرة للرابط من عنوان واحد في يوم',
   },
@@ -66,6 +67,13 @@ export const arReview = {
     `${decision} (\u2068${by}\u2069، ${time})`,
   // Said once a decision made on the page is saved.
   recorded: (decided: string) => `تم تسجيل القرار: ${decided}`,
+  // A burst's leads listed, decided at once from any of them.
+  wholeBurst: (count: number) => `القرار نفسه لكل تسجيلات الدفعة المعروضة لهذا المسوق (${count})`,
+  recordedMany: (count: number, decided: string) =>
+    `تم تسجيل القرار على ${count} تسجيلات: ${decided}`,
+  // The next page of the queue, the oldest first.
+  more: 'عرض التسجيلات التالية',
+  errorMore: 'تعذر تحميل التسجيلات التالية، يرجى إعادة المحاولة',
   // The leads decided last, each with every decision on it, the latest (the one that counts) first.
   decidedHeading: 'آخر القرارات',
   history: 'سجل القرارات',

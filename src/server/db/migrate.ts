@@ -25,6 +25,7 @@ import * as countRollupsByDay from './migrations/2026-11-28T0800-count-rollups-b
 import * as registrationsAddressByTime from './migrations/2026-11-28T1300-registrations-address-by-time';
 import * as registrationsCampaign from './migrations/2026-11-28T1400-registrations-campaign';
 import * as countDayTriggers from './migrations/2026-11-29T0900-count-day-triggers';
+import * as registrationsServedAt from './migrations/2026-11-29T0910-registrations-served-at';
 
 // Listed by hand rather than read from the folder, so the list works the same under tsx, vitest
 // and any bundler. Names sort by their timestamp; append new ones at the end. A module that
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration | { postgres: Migration }> = {
   '2026-11-28T1300-registrations-address-by-time': registrationsAddressByTime,
   '2026-11-28T1400-registrations-campaign': registrationsCampaign,
   '2026-11-29T0900-count-day-triggers': countDayTriggers,
+  '2026-11-29T0910-registrations-served-at': registrationsServedAt,
 };
 
 /** Every migration's name, in order: what the kept counts were counted after (count-rollups.ts). */

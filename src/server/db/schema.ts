@@ -160,7 +160,8 @@ export type WebhookEventType =
   | 'registration.created'
   | 'registration.repeated'
   | 'registration.status_changed'
-  | 'registration.reviewed';
+  | 'registration.reviewed'
+  | 'registration.flagged';
 export type WebhookEventStatus = 'pending' | 'delivered' | 'failed';
 
 // The outbox (docs/webhooks.md). An event is about a subject, whose id its type tells how to

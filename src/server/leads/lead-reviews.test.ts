@@ -4,7 +4,7 @@ import { arForm } from '../../domain/catalogue/form';
 import { arStats } from '../../domain/catalogue/marketer-stats';
 import { arProgram, arReview } from '../../domain/catalogue/program';
 import { ar } from '../../domain/catalogue/shared';
-import type { LeadFlag, LeadReview, ReviewList } from '../../domain/lead-review';
+import type { LeadFlag, LeadReview, ReviewList, ReviewsRecorded } from '../../domain/lead-review';
 import type { MarketerStats } from '../../domain/marketer-stats';
 import type { ProgramStats } from '../../domain/program-stats';
 import { buildPayload, registrationSchema } from '../../domain/registration';
@@ -314,7 +314,7 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
     });
   });
 
-  it('lists the flagged leads awaiting a decision, newest first, and the decided ones with their decisions, with no person in them', async () => {
+  it('lists the flagged leads awaiting a decision, oldest first, and the decided ones with their decisions, with no person in them', async () => {
     const { app, signUp, flag, review, get, clock } = await start(backend);
     const earlier = await signUp(undefined, '966512345678');
     clock.now = new Date('2026-11-26T09:00:00.000Z');
@@ -341,14 +341,6 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
       count: 2,
       leads: [
         {
-          id: fast,
-          created_at: '2026-11-26T09:01:00.000Z',
-          marketing_id: '43',
-          package_key: 'premium_reco',
-          phone_end: expect.stringMatching(/^\d{3}$/),
-          flags: [{ flag: 'fast', other: null }],
-        },
-        {
           id: contested,
           created_at: '2026-11-26T09:00:00.000Z',
           marketing_id: '42',
@@ -359,6 +351,14 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
             { flag: 'contested', other: { marketing_id: null } },
             { flag: 'same_address', other: null },
           ],
+        },
+        {
+          id: fast,
+          created_at: '2026-11-26T09:01:00.000Z',
+          marketing_id: '43',
+          package_key: 'premium_reco',
+          phone_end: expect.stringMatching(/^\d{3}$/),
+          flags: [{ flag: 'fast', other: null }],
         },
       ],
       // The latest decision first, each lead with its record of decisions, the latest first.
@@ -469,7 +469,9 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
     ).toEqual([{ registration_id: repeat, credited: 0 }]);
     // The decision goes on with the phone's lead, as its status does; the flag was the erased
     // submission's (its e-mail), and is still counted for it.
-    expect((await services.leadReviews.list({ awaiting: 10, decided: 10 })).count).toBe(0);
+    expect(await services.leadReviews.list({ awaiting: 10, decided: 10 })).toMatchObject({
+      count: 0,
+    });
     expect((await reportRows(databaseUrl))[0]).toMatchObject({
       marketing_id: '42',
       flagged: '1',
@@ -602,5 +604,154 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
     await endpoint.waitFor(4);
     const created = endpoint.received.slice(2).find((e) => e.type === 'registration.created');
     expect(created?.data.flags).toEqual(['burst', 'same_address']);
+  });
+  it('answers the queue oldest first, so that 104 general-link sign-ups from one address bury no older contested lead; pages to its end and filters', async () => {
+    const { signUp, get, services, clock, app } = await start(backend);
+    // The phone through marketer 7's link two days before: past the 24 hours of a repeat.
+    clock.now = new Date('2026-11-24T08:00:00.000Z');
+    await signUp('7', '966512345678');
+    clock.now = new Date('2026-11-26T08:01:00.000Z');
+    const contested = await signUp('42', '966512345678');
+    const general: string[] = [];
+    for (let n = 0; n < 104; n += 1) {
+      clock.now = new Date(Date.parse('2026-11-26T08:02:00.000Z') + n * 1000);
+      const registration = registrationSchema.parse(
+        buildPayload(
+          { name: 'سارة', email: '', phone: `9665100${String(n).padStart(5, '0')}` },
+          { packageName: 'premium_reco' },
+        ),
+      );
+      general.push(
+        (
+          await services.registrations.register(registration, clock.now, 'api', {
+            evidence: { addressHash: 'one-address', servedAt: null },
+          })
+        ).id,
+      );
+    }
+    // Past the third from that address, each of them same_address.
+    const awaiting = [contested, ...general.slice(3)];
+
+    const first = await get<ReviewList>('/api/program/review');
+    expect(first.count).toBe(awaiting.length);
+    expect(first.leads.map((lead) => lead.id)).toEqual(awaiting.slice(0, 100));
+    expect(first.leads[0]!.flags).toEqual([{ flag: 'contested', other: { marketing_id: '7' } }]);
+    const next = await get<ReviewList>(`/api/program/review?after=${first.leads.at(-1)!.id}`);
+    expect(next.leads.map((lead) => lead.id)).toEqual(awaiting.slice(100));
+    const end = await get<ReviewList>(`/api/program/review?after=${next.leads.at(-1)!.id}`);
+    expect(end).toMatchObject({ count: awaiting.length, leads: [] });
+
+    for (const url of [
+      '/api/program/review?marketing_id=42',
+      '/api/program/review?flag=contested',
+    ]) {
+      const filtered = await get<ReviewList>(url);
+      expect(filtered.count, url).toBe(1);
+      expect(
+        filtered.leads.map((lead) => lead.id),
+        url,
+      ).toEqual([contested]);
+    }
+    const sameAddress = await get<ReviewList>('/api/program/review?flag=same_address');
+    expect(sameAddress.count).toBe(101);
+
+    for (const [query, status] of [
+      ['flag=nope', 400],
+      ['flag=burst&flag=fast', 400],
+      ['marketing_id=%00', 400],
+      ['marketing_id=42&marketing_id=43', 400],
+      ['page=2', 400],
+      ['after=%00', 404],
+      ['after=00000000-0000-4000-8000-000000000000', 404],
+    ] as const) {
+      const response = await app.inject({
+        url: `/api/program/review?${query}`,
+        headers: { authorization: `Bearer ${await token()}` },
+      });
+      expect(response.statusCode, query).toBe(status);
+      expect(response.json(), query).toEqual({
+        error: ar.errorBadRequest,
+      });
+    }
+  });
+
+  it('decides many leads at once, each its own decision and event, as one request against the decisions’ limit', async () => {
+    const { signUp, flag, review, get, services, clock, app, rows } = await start(backend);
+    const leads: string[] = [];
+    for (let n = 0; n < 100; n += 1) {
+      const id = await signUp('90', `9665200${String(n).padStart(5, '0')}`);
+      await flag(id, 'burst');
+      leads.push(id);
+    }
+    const post = async (payload: unknown, bearer?: string) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/program/review',
+        headers: { authorization: `Bearer ${bearer ?? (await token())}` },
+        payload: payload as Record<string, unknown>,
+      });
+    const { db } = services.database;
+    const decisions = () =>
+      db.selectFrom('lead_reviews').select(['registration_id', 'credited', 'note']).execute();
+
+    // Refused whole: nothing is recorded.
+    expect(
+      (await post({ ids: leads, credited: false }, await token({ role: 'marketing' }))).statusCode,
+    ).toBe(403);
+    for (const body of [
+      { ids: [], credited: false },
+      { ids: [...leads, leads[0]], credited: false },
+      { ids: leads.slice(0, 2) },
+      { ids: leads.slice(0, 2), credited: false, extra: 1 },
+      { ids: leads[0], credited: false },
+    ]) {
+      const response = await post(body);
+      expect(response.statusCode, JSON.stringify(body).slice(0, 60)).toBe(400);
+      expect(response.json()).toEqual({ error: arReview.errorDecision });
+    }
+    const unknown = await post({
+      ids: [leads[0], '00000000-0000-4000-8000-000000000000'],
+      credited: false,
+    });
+    expect(unknown.statusCode).toBe(404);
+    expect(await decisions()).toEqual([]);
+
+    clock.now = new Date('2026-11-26T10:00:00.000Z');
+    const decided = await post({ ids: leads, credited: false, note: ' a rival’s junk ' });
+    expect(decided.statusCode).toBe(200);
+    expect(decided.json<ReviewsRecorded>().reviews).toEqual(
+      leads.map((id) => ({
+        id,
+        credited: false,
+        reviewed_by: 'manager-1',
+        reviewed_at: '2026-11-26T10:00:00.000Z',
+        note: 'a rival’s junk',
+      })),
+    );
+    expect(await decisions()).toHaveLength(100);
+    expect(
+      (await db.selectFrom('webhook_events').select('type').execute()).filter(
+        (event) => event.type === 'registration.reviewed',
+      ),
+    ).toHaveLength(100);
+    expect(await get<ReviewList>('/api/program/review')).toMatchObject({ count: 0, leads: [] });
+
+    // A lead and its repeat's id: one decision, on the lead.
+    clock.now = new Date('2026-11-26T10:01:00.000Z');
+    const lead = await signUp('90', '966511111111');
+    await signUp('90', '966511111111');
+    const repeat = (await rows()).find((row) => row.repeat_of === lead)!.id;
+    const once = await post({ ids: [repeat, lead], credited: true });
+    expect(once.json<ReviewsRecorded>().reviews).toEqual([
+      expect.objectContaining({ id: lead, credited: true }),
+    ]);
+
+    // Three requests so far of 60 a minute (the 404's too; the 400s were refused before the
+    // limit counts): 57 single decisions more, then a refusal.
+    for (let n = 0; n < 57; n += 1) {
+      expect((await review(leads[n]!, { credited: true })).statusCode).toBe(200);
+    }
+    expect((await review(leads[57]!, { credited: true })).statusCode).toBe(429);
+    expect((await post({ ids: leads.slice(0, 1), credited: true })).statusCode).toBe(429);
   });
 });

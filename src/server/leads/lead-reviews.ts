@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import {
   leadFlags,
+  type LeadFlag,
   type LeadReview,
   type ReviewLead,
   type ReviewList,
@@ -11,9 +12,23 @@ import { writeTransaction } from '../db/dialect';
 import type { Database } from '../db/schema';
 import { deletionLock } from '../registrations/personal-data';
 import { queueEvents } from '../webhooks/outbox';
+import { registrationIdPattern } from '../registrations/registration-repository';
 import { leadOf } from './lead-statuses';
 
 export type Decided = { kind: 'decided'; review: LeadReview } | { kind: 'not_found' };
+export type DecidedAll = { kind: 'decided'; reviews: LeadReview[] } | { kind: 'not_found' };
+
+/** Which awaiting leads the review list answers, and how many of them and of the decided. */
+export interface ReviewQuery {
+  awaiting: number;
+  decided: number;
+  /** The leads after this one (its id) in the queue's order: the next page. */
+  after?: string;
+  /** Only this marketer's leads. */
+  marketingId?: string;
+  /** Only the leads with this flag. */
+  flag?: LeadFlag;
+}
 
 /** The decisions on leads' credit (docs/flags.md), and the flagged leads that await one. */
 export interface LeadReviews {
@@ -28,10 +43,22 @@ export interface LeadReviews {
     now: Date,
   ): Promise<Decided>;
   /**
-   * The flagged leads with no decision yet (how many, and the newest of them), and the leads
-   * decided most recently with their decisions: at most as many of each as `limits` say.
+   * The same decision on each lead (a lead named twice, or by a repeat's id too, once), each its
+   * own record with its own event, in one transaction: all of them, or none when an id names no
+   * submission.
    */
-  list(limits: { awaiting: number; decided: number }): Promise<ReviewList>;
+  decideAll(
+    ids: readonly string[],
+    decision: { credited: boolean; note: string },
+    by: string,
+    now: Date,
+  ): Promise<DecidedAll>;
+  /**
+   * The queue of flagged leads with no decision yet, the oldest first (how many the filters
+   * choose, and up to `awaiting` of them from `after` on), and the leads decided most recently
+   * with their decisions; `not_found` when `after` names no submission.
+   */
+  list(query: ReviewQuery): Promise<ReviewList | 'not_found'>;
 }
 
 export function createLeadReviews(database: Database): LeadReviews {
@@ -44,12 +71,23 @@ export function createLeadReviews(database: Database): LeadReviews {
     'lead.package_key',
     'lead.phone',
   ] as const;
-  // A flagged lead with no decision, its lead's row named `lead`.
-  const awaitingLeads = () =>
+  // A flagged lead with no decision (of the marketer, with the flag, when asked), its lead's
+  // row named `lead`.
+  const awaitingLeads = ({ marketingId, flag }: ReviewQuery) =>
     db
       .selectFrom('registrations as lead')
       .where('lead.repeat_of', 'is', null)
-      .where('lead.id', 'in', db.selectFrom('lead_flags').select('registration_id'))
+      .$if(marketingId !== undefined, (query) =>
+        query.where('lead.marketing_id', '=', marketingId!),
+      )
+      .where(
+        'lead.id',
+        'in',
+        db
+          .selectFrom('lead_flags')
+          .select('registration_id')
+          .$if(flag !== undefined, (query) => query.where('flag', '=', flag!)),
+      )
       .where(({ not, exists, selectFrom }) =>
         not(
           exists(
@@ -60,43 +98,86 @@ export function createLeadReviews(database: Database): LeadReviews {
         ),
       );
 
-  return {
-    decide: (id, { credited, note }, by, now) =>
-      guarded(database, () =>
-        // The deletion's lock: a decision is never written for a lead being deleted.
-        writeTransaction(database, [deletionLock], async (trx): Promise<Decided> => {
+  const decideAll: LeadReviews['decideAll'] = (ids, { credited, note }, by, now) =>
+    guarded(database, () =>
+      // The deletion's lock: a decision is never written for a lead being deleted.
+      writeTransaction(database, [deletionLock], async (trx): Promise<DecidedAll> => {
+        const leads = new Map<string, { id: string; created_at: string }>();
+        for (const id of ids) {
           const lead = await leadOf(trx, { id });
           if (lead === undefined) return { kind: 'not_found' };
-          const row = {
-            id: randomUUID(),
-            registration_id: lead.id,
-            credited: credited ? 1 : 0,
+          leads.set(lead.id, lead);
+        }
+        const reviewedAt = now.toISOString();
+        const rows = [...leads.values()].map((lead) => ({
+          id: randomUUID(),
+          registration_id: lead.id,
+          credited: credited ? 1 : 0,
+          reviewed_by: by,
+          note,
+          reviewed_at: reviewedAt,
+        }));
+        // Its lead's day is marked changed by the table's trigger (count-rollups.ts).
+        await trx.insertInto('lead_reviews').values(rows).execute();
+        await queueEvents(
+          trx,
+          rows.map((row) => ({ subjectId: row.id, type: 'registration.reviewed', at: reviewedAt })),
+        );
+        return {
+          kind: 'decided',
+          reviews: [...leads.keys()].map((id) => ({
+            id,
+            credited,
             reviewed_by: by,
+            reviewed_at: reviewedAt,
             note,
-            reviewed_at: now.toISOString(),
-          };
-          await trx.insertInto('lead_reviews').values(row).execute();
-          await queueEvents(trx, [
-            { subjectId: row.id, type: 'registration.reviewed', at: row.reviewed_at },
-          ]);
-          return {
-            kind: 'decided',
-            review: { id: lead.id, credited, reviewed_by: by, reviewed_at: row.reviewed_at, note },
-          };
-        }),
-      ),
+          })),
+        };
+      }),
+    );
 
-    list: (limits) =>
+  return {
+    decideAll,
+    decide: async (id, decision, by, now) => {
+      const decided = await decideAll([id], decision, by, now);
+      return decided.kind === 'decided'
+        ? { kind: 'decided', review: decided.reviews[0]! }
+        : decided;
+    },
+
+    list: (query) =>
       guarded(database, async () => {
+        const after =
+          query.after === undefined
+            ? undefined
+            : registrationIdPattern.test(query.after)
+              ? await db
+                  .selectFrom('registrations')
+                  .select(['created_at', 'id'])
+                  .where('id', '=', query.after)
+                  .executeTakeFirst()
+              : undefined;
+        if (query.after !== undefined && after === undefined) return 'not_found';
         const [total, awaiting, latest] = await Promise.all([
-          awaitingLeads()
+          awaitingLeads(query)
             .select((eb) => eb.fn.countAll<number | string>().as('count'))
             .executeTakeFirstOrThrow(),
-          awaitingLeads()
+          awaitingLeads(query)
             .select(leadColumns)
-            .orderBy('lead.created_at', 'desc')
-            .orderBy('lead.id', 'desc')
-            .limit(limits.awaiting)
+            .$if(after !== undefined, (page) =>
+              page.where((eb) =>
+                eb(
+                  eb.refTuple('lead.created_at', 'lead.id'),
+                  '>',
+                  eb.tuple(after!.created_at, after!.id),
+                ),
+              ),
+            )
+            // The oldest first: a queue worked from its head, which no flood of newer leads
+            // can push out of sight.
+            .orderBy('lead.created_at')
+            .orderBy('lead.id')
+            .limit(query.awaiting)
             .execute(),
           db
             .selectFrom('lead_reviews')
@@ -104,7 +185,7 @@ export function createLeadReviews(database: Database): LeadReviews {
             .groupBy('registration_id')
             .orderBy('latest', 'desc')
             .orderBy('registration_id', 'desc')
-            .limit(limits.decided)
+            .limit(query.decided)
             .execute(),
         ]);
         const decidedIds = latest.map((row) => row.registration_id);

@@ -6,7 +6,13 @@ import { arStats } from '../../domain/catalogue/marketer-stats';
 import { arProgram, arReview } from '../../domain/catalogue/program';
 import { ar } from '../../domain/catalogue/shared';
 import { marketerStatsPath, statsPeriods } from '../../domain/marketer-stats';
-import { reviewListPath, reviewNoteLength } from '../../domain/lead-review';
+import {
+  leadFlags,
+  reviewListPath,
+  reviewNoteLength,
+  reviewPageLength,
+} from '../../domain/lead-review';
+import { marketingIdPattern } from '../../domain/registration';
 import { programStatsPath } from '../../domain/program-stats';
 import { storable } from '../../domain/registration';
 import type { Database } from '../db/schema';
@@ -45,18 +51,29 @@ export interface StatsOptions {
 // A page opened now and then asks a few times a minute; a script asks far more.
 const requestsPerMinute = 30;
 
-// Decisions one after another down the review list, a few seconds each at most.
+// Decisions one after another down the review list, a few seconds each at most; a burst
+// decided at once is one of them.
 const decisionsPerMinute = 60;
-// The newest awaiting leads the review list shows (more is a day's work, decided bit by bit),
-// and the leads decided last, shown with their decisions.
-const reviewListLength = { awaiting: 100, decided: 50 };
+// The leads decided last, shown with their decisions under the review list's page.
+const decidedShown = 50;
 
-const decision = z
+const decisionFields = {
+  credited: z.boolean(),
+  // As a sign-up's name is held: PostgreSQL refuses NUL in text, and the characters that
+  // reorder or forge a line would lie to whoever reads the note.
+  note: z.string().trim().max(reviewNoteLength).refine(storable).default(''),
+};
+const decision = z.object(decisionFields).strict();
+const decisions = z
+  .object({ ids: z.array(z.string()).min(1).max(reviewPageLength), ...decisionFields })
+  .strict();
+
+// One of each, at most: a parameter given twice is an array, refused.
+const reviewQuery = z
   .object({
-    credited: z.boolean(),
-    // As a sign-up's name is held: PostgreSQL refuses NUL in text, and the characters that
-    // reorder or forge a line would lie to whoever reads the note.
-    note: z.string().trim().max(reviewNoteLength).refine(storable).default(''),
+    after: z.string().optional(),
+    marketing_id: z.string().regex(marketingIdPattern).optional(),
+    flag: z.enum(leadFlags).optional(),
   })
   .strict();
 
@@ -98,8 +115,9 @@ const query = z.object({
  * GET /api/marketer/stats, a marketer's own numbers for the token's subject and a team leader's
  * team's, for the members the token lists (no parameter can name another marketer); and
  * GET /api/program/stats, the whole programme's, for the roles of PROGRAM_ROLES, who also read
- * the flagged leads awaiting review (GET /api/program/review) and decide on a lead's credit
- * (POST /api/program/leads/{id}/review, docs/flags.md). Registered
+ * the queue of flagged leads awaiting review (GET /api/program/review) and decide on a lead's
+ * credit (POST /api/program/leads/{id}/review), or on many at once (POST /api/program/review,
+ * docs/flags.md). Registered
  * under /api only when MARKETER_AUTH_* is set, so that without it the paths are a 404 like any
  * other.
  */
@@ -113,7 +131,9 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
   );
 
   app.setErrorHandler<FastifyError>((error, request, reply) => {
-    const texts = refusals[request.routeOptions.url ?? ''];
+    // A decision on many leads is posted to the review list's path: it is refused as a decision.
+    const url = request.routeOptions.url ?? '';
+    const texts = refusals[request.method === 'POST' ? decisionPath : url];
     const { status, message } = refusalOf(error, request, database.isUnavailable, texts);
     return reply.code(status).send({ error: message });
   });
@@ -204,19 +224,49 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
     async (request) => buildProgramStats(periods, request.query.days, now()),
   );
 
-  app.get(reviewListPath.slice('/api'.length), forRoles(config.programRoles, 'review'), () =>
-    leadReviews.list(reviewListLength),
+  app.get(
+    reviewListPath.slice('/api'.length),
+    { ...forRoles(config.programRoles, 'review'), schema: { querystring: reviewQuery } },
+    async (request, reply) => {
+      const { after, marketing_id: marketingId, flag } = request.query;
+      const list = await leadReviews.list({
+        awaiting: reviewPageLength,
+        decided: decidedShown,
+        after,
+        marketingId,
+        flag,
+      });
+      // The lead to page after is gone (deleted meanwhile): the queue starts again at its head.
+      if (list === 'not_found') return reply.code(404).send({ error: ar.errorBadRequest });
+      return list;
+    },
   );
+
+  // One limit for the decisions of both routes: a burst decided at once is one request.
+  const decisionLimit = app.createRateLimit({
+    timeWindow: 60_000,
+    max: decisionsPerMinute,
+    keyGenerator: (request: FastifyRequest) => `decision:${request.user!.sub}`,
+  });
+  const forDeciders = {
+    onRequest: forRoles(config.programRoles, 'decision').onRequest,
+    preHandler: async (request: FastifyRequest, reply: FastifyReply) => {
+      const limit = await decisionLimit(request);
+      if (!limit.isAllowed && limit.isExceeded) {
+        return reply
+          .code(429)
+          .header('retry-after', String(limit.ttlInSeconds))
+          .send({ error: ar.errorTooManyRequests });
+      }
+    },
+  };
 
   // A decision changes what is stored, yet the token may come as a cookie: it is taken as JSON
   // alone (the scope parses nothing else), which no other site's page can send here without
   // this origin's leave (CORS, which these routes never grant).
   app.post(
     decisionPath.slice('/api'.length),
-    {
-      ...forRoles(config.programRoles, 'decision', decisionsPerMinute),
-      schema: { params: z.object({ id: z.string() }), body: decision },
-    },
+    { ...forDeciders, schema: { params: z.object({ id: z.string() }), body: decision } },
     async (request, reply) => {
       const decided = await leadReviews.decide(
         request.params.id,
@@ -228,6 +278,21 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
         return reply.code(404).send({ error: arReview.errorNotFound });
       }
       return decided.review;
+    },
+  );
+
+  // The same decision on many leads (a burst), each its own record: all of them, or none (404)
+  // when an id names no submission.
+  app.post(
+    reviewListPath.slice('/api'.length),
+    { ...forDeciders, schema: { body: decisions } },
+    async (request, reply) => {
+      const { ids, ...decided } = request.body;
+      const recorded = await leadReviews.decideAll(ids, decided, request.user!.sub, now());
+      if (recorded.kind === 'not_found') {
+        return reply.code(404).send({ error: arReview.errorNotFound });
+      }
+      return { reviews: recorded.reviews };
     },
   );
 };

@@ -5,7 +5,9 @@ import {
   type AliasableExpression,
   type AliasedExpression,
   type Expression,
+  type ExpressionBuilder,
   type Kysely,
+  type SqlBool,
 } from 'kysely';
 import { textTable } from '../db/dialect';
 import type { LeadFlag, LeadFlagsTable, RegistrationsTable, Tables } from '../db/schema';
@@ -17,13 +19,15 @@ const { blacklist } = createRequire(import.meta.url)('mailchecker') as typeof im
 export interface FlagSettings {
   /** contested: an earlier lead of the phone, of another marketer, within this many days. */
   contestedDays: number;
-  /** burst: a lead past this many of its link's leads within burstMinutes. */
+  /** burst: a marketer's leads past this many within burstMinutes. */
   burstLeads: number;
   burstMinutes: number;
-  /** same_address: a lead past this many of its link's leads from its address in a UTC day. */
+  /** same_address: a lead past this many of its marketer's leads from its address in a UTC day. */
   sameAddressLeads: number;
   /** fast: sent less than this many seconds after its form was served. */
   fastSeconds: number;
+  /** reused_form: a form's stamp sent with more than this many leads. */
+  formStampUses: number;
 }
 
 export const defaultFlagSettings: FlagSettings = {
@@ -32,20 +36,14 @@ export const defaultFlagSettings: FlagSettings = {
   burstMinutes: 10,
   sameAddressLeads: 3,
   fastSeconds: 2,
+  formStampUses: 5,
 };
 
 const dayMs = 24 * 60 * 60 * 1000;
 
 type Row = Pick<
   RegistrationsTable,
-  | 'id'
-  | 'created_at'
-  | 'email'
-  | 'phone'
-  | 'marketing_id'
-  | 'package_key'
-  | 'address_hash'
-  | 'served_at'
+  'id' | 'created_at' | 'email' | 'phone' | 'marketing_id' | 'address_hash' | 'served_at'
 >;
 
 /** A lead earlier in the batch, for contested. */
@@ -64,6 +62,16 @@ export interface CheckedLead {
 
 /** A lead's flag, as lead_flags stores it. */
 export type LeadFlagRow = Pick<LeadFlagsTable, 'registration_id' | 'flag' | 'other_id'>;
+
+/** A lead stored before the batch and flagged by it (the start of a burst): it changed. */
+export type FlaggedLater = Pick<RegistrationsTable, 'id' | 'created_at'>;
+
+export interface Flagged {
+  /** The batch's leads' flags, which the caller stores with the rows. */
+  flags: LeadFlagRow[];
+  /** Stored leads flagged now, their flags stored already. */
+  stored: FlaggedLater[];
+}
 
 /** The checks of new leads, with what they remember between batches. */
 export interface FlagChecks {
@@ -84,23 +92,21 @@ export interface FlagChecks {
   /**
    * The flags of a batch's leads, in the batch's transaction, which holds the lock of each
    * phone, so that what was read of the stored leads is every lead of those phones committed.
-   * `leads` are in the order they are stored. The caller stores the flags with the rows.
+   * `leads` are in the order they are stored. A burst (or a reused form) newly found flags its
+   * stored leads too, here.
    */
-  flagLeads(trx: Kysely<Tables>, leads: readonly CheckedLead[]): Promise<LeadFlagRow[]>;
+  flagLeads(trx: Kysely<Tables>, leads: readonly CheckedLead[]): Promise<Flagged>;
 }
 
 /**
  * The checks under `settings`. Each reads one query a batch at most, whatever its size, reading
- * a bounded number of index entries a link; contested's read is a subquery of the batch's read
- * of its phones. A link or address found past its threshold is remembered while what was read
- * still proves it (the leads were committed), so that a link pouring in thousands of leads is
- * read once in a while, not at every batch.
+ * a bounded number of index entries a group; contested's read is a subquery of the batch's read
+ * of its phones. A group found past its threshold is remembered while what was read still
+ * proves it (the leads were committed), so that a link pouring in thousands of leads is read
+ * once in a while, not at every batch.
  */
 export function createFlagChecks(settings: FlagSettings): FlagChecks {
-  const burstLinks = new Saturated();
-  const sameAddressLinks = new Saturated();
-  const burstReads = groupReads(settings.burstLeads, 'open');
-  const sameAddressReads = groupReads(settings.sameAddressLeads, 'day');
+  const checks = [burstCheck(settings), sameAddressCheck(settings), reusedFormCheck(settings)];
   return {
     contestedSince: (at) => minus(at, settings.contestedDays * dayMs),
     storedContestedQuery: (trx, phone, marketer, since) =>
@@ -118,13 +124,18 @@ export function createFlagChecks(settings: FlagSettings): FlagChecks {
         .$asScalar(),
     async flagLeads(trx, checked) {
       const leads = checked.map(({ row }) => row);
-      return [
+      const flags = [
         ...checked.flatMap((lead) => contested(lead, settings)),
-        ...(await burst(trx, leads, settings, burstLinks, burstReads)),
-        ...(await sameAddress(trx, leads, settings, sameAddressLinks, sameAddressReads)),
         ...leads.filter((lead) => isFast(lead, settings)).map((lead) => flag(lead, 'fast')),
         ...leads.filter(hasDisposableEmail).map((lead) => flag(lead, 'disposable_email')),
       ];
+      const stored: FlaggedLater[] = [];
+      for (const check of checks) {
+        const found = await flagPastThreshold(trx, leads, check);
+        flags.push(...found.flags);
+        stored.push(...found.stored);
+      }
+      return { flags, stored };
     },
   };
 }
@@ -133,8 +144,8 @@ export function createFlagChecks(settings: FlagSettings): FlagChecks {
 const maxSaturated = 10_000;
 
 /**
- * Groups (a link, or a link and address on a day) known to have at least the threshold of
- * stored leads from a time on: the oldest of the newest `threshold` found.
+ * Groups known to have at least the threshold of stored leads from a time on: the oldest of the
+ * newest `threshold` found.
  */
 class Saturated {
   private readonly since = new Map<string, string>();
@@ -152,7 +163,7 @@ class Saturated {
 }
 
 /** A flag that names no other lead (all but contested). */
-const flag = (lead: Row, name: LeadFlag): LeadFlagRow => ({
+const flag = (lead: Pick<Row, 'id'>, name: LeadFlag): LeadFlagRow => ({
   registration_id: lead.id,
   flag: name,
   other_id: null,
@@ -179,78 +190,152 @@ function contested(
     : [{ registration_id: row.id, flag: 'contested', other_id: other }];
 }
 
-/**
- * burst: the lead's link (marketer and package) has more than burstLeads leads in the
- * burstMinutes up to it, itself included: the leads past the threshold are flagged.
- */
-async function burst(
-  trx: Kysely<Tables>,
-  leads: Row[],
-  { burstLeads, burstMinutes }: FlagSettings,
-  saturated: Saturated,
-  reads: GroupReads,
-): Promise<LeadFlagRow[]> {
-  const windowMs = burstMinutes * 60_000;
-  const linkOf = (lead: Row) => JSON.stringify([lead.marketing_id, lead.package_key]);
-  return flagPastThreshold(
-    trx,
-    leads,
-    burstLeads,
-    'burst',
-    saturated,
-    linkOf,
-    (lead) => ({
-      marketingId: lead.marketing_id,
-      packageKey: lead.package_key,
-      from: minus(lead.created_at, windowMs),
-    }),
-    reads,
-  );
-}
+/** The values that name a group, as text ('' for none), sent with the batch's groups. */
+const groupColumns = [
+  'key',
+  'marketing_id',
+  'address_hash',
+  'served_at',
+  'since',
+  'until',
+] as const;
+type GroupValue = Exclude<(typeof groupColumns)[number], 'key'>;
 
 /**
- * same_address: more than sameAddressLeads leads of the lead's link came from its address on
- * its UTC day. A carrier's NAT puts many phones behind one address, hence a count per link and
- * day, not per address alone; a lead whose address is unknown is not checked.
- */
-async function sameAddress(
-  trx: Kysely<Tables>,
-  leads: Row[],
-  { sameAddressLeads }: FlagSettings,
-  saturated: Saturated,
-  reads: GroupReads,
-): Promise<LeadFlagRow[]> {
-  const dayOf = (lead: Row) => lead.created_at.slice(0, 10);
-  const keyOf = (lead: Row) =>
-    JSON.stringify([lead.marketing_id, lead.package_key, lead.address_hash, dayOf(lead)]);
-  return flagPastThreshold(
-    trx,
-    leads.filter((lead) => lead.address_hash !== ''),
-    sameAddressLeads,
-    'same_address',
-    saturated,
-    keyOf,
-    (lead) => ({
-      marketingId: lead.marketing_id,
-      packageKey: lead.package_key,
-      addressHash: lead.address_hash,
-      from: dayOf(lead),
-      to: new Date(Date.parse(dayOf(lead)) + dayMs).toISOString(),
-    }),
-    reads,
-  );
-}
-
-/**
- * Which stored leads a lead is counted with: its link's (and address's) after `from`, and
- * before `to` when set. `from` may be a bare day (2026-03-01), which sorts before its times.
+ * The stored leads a lead is counted with: those its check's filter finds with these values.
+ * `since` may be a bare day (2026-03-01), which sorts before its times. `general`: a general
+ * link's group (no marketer), read by its own statement.
  */
 interface Group {
-  marketingId: string | null;
-  packageKey: string | null;
-  addressHash?: string;
-  from: string;
-  to?: string;
+  key: string;
+  general: boolean;
+  values: Record<GroupValue, string>;
+}
+
+/** The stored leads of a group, as a condition on the table `lead`, each value from `value`. */
+type Filter = (
+  eb: ExpressionBuilder<Tables & { lead: RegistrationsTable }, 'lead'>,
+  value: (name: GroupValue) => Expression<string>,
+  general: boolean,
+) => Expression<SqlBool>;
+
+/** A check that counts a lead with the stored leads of its group (docs/flags.md). */
+interface GroupCheck {
+  name: LeadFlag;
+  threshold: number;
+  /** The lead's group; none: the lead is not checked. */
+  groupOf(lead: Row): Group | undefined;
+  filter: Filter;
+  /** Past the threshold, the group's first leads are flagged too: a burst from its start. */
+  whole: boolean;
+  reads: GroupReads;
+  saturated: Saturated;
+}
+
+const groupOf = (
+  key: unknown[],
+  general: boolean,
+  values: Partial<Record<GroupValue, string>>,
+) => ({
+  key: JSON.stringify(key),
+  general,
+  values: { marketing_id: '', address_hash: '', served_at: '', since: '', until: '', ...values },
+});
+
+/**
+ * burst: a marketer's leads, whatever the package (a new package key for each sign-up is no
+ * new link), more than burstLeads in the burstMinutes up to a lead: from then on the whole burst
+ * is flagged, its first leads included, so that a rival's junk through a marketer's link is
+ * flagged as the real lead after it. A general link's campaign is the provider's own: not
+ * checked.
+ */
+function burstCheck({ burstLeads, burstMinutes }: FlagSettings): GroupCheck {
+  const filter: Filter = (eb, value) =>
+    eb.and([
+      eb('lead.marketing_id', '=', value('marketing_id')),
+      eb('lead.repeat_of', 'is', null),
+      eb('lead.created_at', '>', value('since')),
+    ]);
+  return {
+    name: 'burst',
+    threshold: burstLeads,
+    groupOf: (lead) =>
+      lead.marketing_id === null
+        ? undefined
+        : groupOf([lead.marketing_id], false, {
+            marketing_id: lead.marketing_id,
+            since: minus(lead.created_at, burstMinutes * 60_000),
+          }),
+    filter,
+    whole: true,
+    // The window has no end: read from its newest lead, backwards along the index, so that
+    // what is remembered holds as long as it can.
+    reads: groupReads(filter, burstLeads, 'newest'),
+    saturated: new Saturated(),
+  };
+}
+
+/**
+ * same_address: more than sameAddressLeads leads of the lead's marketer (whatever the package;
+ * the general links as one) came from its address on its UTC day. A carrier's NAT puts many
+ * phones behind one address, hence a count per marketer and day, not per address alone; a lead
+ * whose address is unknown is not checked.
+ */
+function sameAddressCheck({ sameAddressLeads }: FlagSettings): GroupCheck {
+  const filter: Filter = (eb, value, general) =>
+    eb.and([
+      eb('lead.address_hash', '=', value('address_hash')),
+      general
+        ? eb('lead.marketing_id', 'is', null)
+        : eb('lead.marketing_id', '=', value('marketing_id')),
+      eb('lead.created_at', '>', value('since')),
+      eb('lead.created_at', '<', value('until')),
+      eb('lead.repeat_of', 'is', null),
+    ]);
+  return {
+    name: 'same_address',
+    threshold: sameAddressLeads,
+    groupOf: (lead) => {
+      if (lead.address_hash === '') return undefined;
+      const day = lead.created_at.slice(0, 10);
+      return groupOf([lead.marketing_id, lead.address_hash, day], lead.marketing_id === null, {
+        marketing_id: lead.marketing_id ?? '',
+        address_hash: lead.address_hash,
+        since: day,
+        until: new Date(Date.parse(day) + dayMs).toISOString(),
+      });
+    },
+    filter,
+    whole: false,
+    reads: groupReads(filter, sameAddressLeads, 'any'),
+    saturated: new Saturated(),
+  };
+}
+
+/**
+ * reused_form: one served form's stamp sent with more than formStampUses leads, whatever their
+ * links: a script that fetched the form once. Each of them is flagged, the first ones included.
+ * A lead without a valid stamp is not checked.
+ */
+function reusedFormCheck({ formStampUses }: FlagSettings): GroupCheck {
+  const filter: Filter = (eb, value) =>
+    eb.and([
+      eb('lead.served_at', '=', value('served_at')),
+      eb('lead.created_at', '>', value('since')),
+      eb('lead.repeat_of', 'is', null),
+    ]);
+  return {
+    name: 'reused_form',
+    threshold: formStampUses,
+    groupOf: (lead) =>
+      lead.served_at === null
+        ? undefined
+        : groupOf([lead.served_at], false, { served_at: lead.served_at }),
+    filter,
+    whole: true,
+    reads: groupReads(filter, formStampUses, 'any'),
+    saturated: new Saturated(),
+  };
 }
 
 /**
@@ -258,54 +343,111 @@ interface Group {
  * counted up to the threshold alone (so that a link of thousands a day reads `threshold` index
  * entries, not thousands), then the batch's earlier ones. A batch's sign-ups came within
  * moments of each other: each group is counted from its earliest lead's start. A group known
- * to be past the threshold since after that start is not read again.
+ * to be past the threshold since after that start is not read again. For a `whole` check, a
+ * group newly past it has its first leads flagged too: the batch's, and the stored ones.
  */
 async function flagPastThreshold(
   trx: Kysely<Tables>,
   leads: Row[],
-  threshold: number,
-  name: LeadFlag,
-  saturated: Saturated,
-  keyOf: (lead: Row) => string,
-  groupOf: (lead: Row) => Group,
-  reads: GroupReads,
-): Promise<LeadFlagRow[]> {
+  check: GroupCheck,
+): Promise<Flagged> {
+  const { name, threshold, saturated } = check;
+  const grouped = leads.flatMap((lead) => {
+    const group = check.groupOf(lead);
+    return group === undefined ? [] : [{ lead, group }];
+  });
+  if (grouped.length === 0) return { flags: [], stored: [] };
   const groups = new Map<string, Group>();
-  for (const lead of leads) {
-    const group = groupOf(lead);
-    const known = groups.get(keyOf(lead));
-    if (known === undefined || group.from < known.from) groups.set(keyOf(lead), group);
+  for (const { group } of grouped) {
+    const known = groups.get(group.key);
+    if (known === undefined || group.values.since < known.values.since) {
+      groups.set(group.key, group);
+    }
   }
-  const unknown = [...groups].filter(([key, group]) => !saturated.has(key, group.from));
+  const unknown = [...groups.values()].filter(
+    (group) => !saturated.has(group.key, group.values.since),
+  );
   const stored = new Map<string, number>();
-  for (const [key, group] of groups) if (saturated.has(key, group.from)) stored.set(key, threshold);
-  const counts = await readGroups(trx, unknown, reads.count);
-  for (const [key, count] of counts) stored.set(key, Number(count));
+  for (const key of groups.keys()) stored.set(key, threshold);
+  const counts = await readGroups(trx, unknown, check.reads.count);
+  for (const group of unknown) stored.set(group.key, Number(counts.get(group.key) ?? 0));
   // Newly past the threshold (once a window, for a link that stays busy): from when on.
-  const full = unknown.filter(([key]) => Number(counts.get(key)) >= threshold);
-  for (const [key, oldest] of await readGroups(trx, full, reads.oldest)) {
+  const full = unknown.filter((group) => Number(counts.get(group.key)) >= threshold);
+  for (const [key, oldest] of await readGroups(trx, full, check.reads.oldest)) {
     if (oldest !== null) saturated.remember(key, String(oldest));
   }
+
   const flags: LeadFlagRow[] = [];
-  for (const lead of leads) {
-    const key = keyOf(lead);
-    const before = stored.get(key) ?? 0;
-    if (before >= threshold) flags.push(flag(lead, name));
-    stored.set(key, before + 1);
+  // The batch's leads of a group not flagged (yet), and the groups that passed in this batch.
+  const before = new Map<string, Row[]>();
+  const passed = new Set<string>();
+  for (const { lead, group } of grouped) {
+    const count = stored.get(group.key)!;
+    stored.set(group.key, count + 1);
+    if (count < threshold) {
+      before.set(group.key, [...(before.get(group.key) ?? []), lead]);
+      continue;
+    }
+    flags.push(flag(lead, name));
+    if (check.whole && !passed.has(group.key)) {
+      passed.add(group.key);
+      flags.push(...(before.get(group.key) ?? []).map((earlier) => flag(earlier, name)));
+    }
   }
-  return flags;
+  const flaggedStored: FlaggedLater[] = [];
+  // A group known past the threshold had its first leads flagged when that was found.
+  for (const group of unknown) {
+    if (passed.has(group.key)) flaggedStored.push(...(await flagFirstStored(trx, check, group)));
+  }
+  return { flags, stored: flaggedStored };
 }
 
-/** The columns readGroups sends of each group, as text ('' for none). */
-const groupColumns = [
-  'key',
-  'marketing_id',
-  'package_key',
-  'since',
-  'until',
-  'address_hash',
-] as const;
-const sentColumn = (name: (typeof groupColumns)[number]) => sql.ref<string>(`sent.${name}`);
+/**
+ * Flags the first `threshold` stored leads of a group that passed it, those not flagged yet.
+ * Every later lead of the group had `threshold` before it in its own window (which holds all
+ * of the group's leads from the group's start up to it), and was flagged as it was stored.
+ */
+async function flagFirstStored(
+  trx: Kysely<Tables>,
+  check: GroupCheck,
+  group: Group,
+): Promise<FlaggedLater[]> {
+  const first = await trx
+    .selectFrom('registrations as lead')
+    .select(['lead.id', 'lead.created_at'])
+    .where((eb) => check.filter(eb, (name) => eb.val(group.values[name]), group.general))
+    .orderBy('lead.created_at')
+    .orderBy('lead.id')
+    .limit(check.threshold)
+    .execute();
+  if (first.length === 0) return [];
+  // Those flagged already (most of them, when a busy link is read again), left out.
+  const flagged = await trx
+    .selectFrom('lead_flags')
+    .select('registration_id')
+    .where('flag', '=', check.name)
+    .where(
+      'registration_id',
+      'in',
+      first.map((lead) => lead.id),
+    )
+    .execute();
+  const known = new Set(flagged.map((row) => row.registration_id));
+  const unflagged = first.filter((lead) => !known.has(lead.id));
+  if (unflagged.length === 0) return [];
+  // Another instance may flag them at the same time: those it did are not flagged twice, and
+  // its events are its own.
+  const added = await trx
+    .insertInto('lead_flags')
+    .values(unflagged.map((lead) => flag(lead, check.name)))
+    .onConflict((oc) => oc.columns(['registration_id', 'flag']).doNothing())
+    .returning('registration_id')
+    .execute();
+  const ids = new Set(added.map((row) => row.registration_id));
+  return unflagged.filter((lead) => ids.has(lead.id));
+}
+
+const sentColumn = (name: GroupValue) => sql.ref<string>(`sent.${name}`);
 
 /** How readGroups reads a group's stored leads, by what it reads and whose link. */
 type GroupReads = Record<
@@ -314,42 +456,25 @@ type GroupReads = Record<
 >;
 
 /**
- * The subqueries of readGroups for a check: of a group's stored leads, up to `threshold` of them
- * (the newest, in a window without an end; `until` and `address_hash` when `day`), how many or
- * the oldest. Each runs once per group through the index that starts with marketing_id, or
- * with address_hash, stopped at the threshold. Built once, not per batch: building them took a
- * sign-up on SQLite longer than running them (docs/performance.md).
+ * The subqueries of readGroups for a check: of a group's stored leads, up to `threshold` of
+ * them (the newest, or any), how many or the oldest. Each runs once per group through an index
+ * that starts with the filter's first column, stopped at the threshold. Built once, not per
+ * batch: building them took a sign-up on SQLite longer than running them (docs/performance.md).
  */
-function groupReads(threshold: number, window: 'open' | 'day'): GroupReads {
+function groupReads(filter: Filter, threshold: number, which: 'newest' | 'any'): GroupReads {
   const tables = expressionBuilder<Tables>();
   const leads = (general: boolean) => {
-    let query = tables
+    const query = tables
       .selectFrom('registrations as lead')
       .select('lead.created_at')
-      .where((w) =>
-        general
-          ? w('lead.marketing_id', 'is', null)
-          : w('lead.marketing_id', '=', sentColumn('marketing_id')),
-      )
-      // The package as '' for none: compared as a filter on the index's entries, on both
-      // databases alike, where a null would need each database's own "is not distinct from".
-      .where(
-        sql<string>`coalesce(${sql.ref('lead.package_key')}, '')`,
-        '=',
-        sentColumn('package_key'),
-      )
-      .where('lead.repeat_of', 'is', null)
-      .where('lead.created_at', '>', sentColumn('since'));
-    // A window without an end is read from its newest lead, backwards along the index.
-    query =
-      window === 'open'
-        ? query.orderBy('lead.created_at', 'desc')
-        : query
-            .where('lead.created_at', '<', sentColumn('until'))
-            .where('lead.address_hash', '=', sentColumn('address_hash'));
+      .where((eb) => filter(eb, sentColumn, general));
     // A literal, not a parameter (the threshold is a setting): SQLite runs a statement whose
     // subquery in FROM has a bound LIMIT some 50 µs slower each time (docs/performance.md).
-    return tables.selectFrom(query.limit(sql.lit(threshold)).as('found'));
+    return tables.selectFrom(
+      (which === 'newest' ? query.orderBy('lead.created_at', 'desc') : query)
+        .limit(sql.lit(threshold))
+        .as('found'),
+    );
   };
   const count = (general: boolean) =>
     leads(general)
@@ -369,28 +494,24 @@ function groupReads(threshold: number, window: 'open' | 'day'): GroupReads {
 
 /**
  * Of each group's stored leads, `read` (groupReads): one statement for the groups of
- * marketers' links, one for those of general links (no marketer). A union of one select a group
- * would cost the planning of each.
+ * marketers' links, one for those of general links. A union of one select a group would cost
+ * the planning of each.
  */
 async function readGroups(
   trx: Kysely<Tables>,
-  groups: [string, Group][],
+  groups: Group[],
   read: GroupReads['count' | 'oldest'],
 ): Promise<Map<string, number | string | null>> {
   const found = new Map<string, number | string | null>();
   for (const general of [false, true]) {
-    const some = groups.filter(([, group]) => (group.marketingId === null) === general);
+    const some = groups.filter((group) => group.general === general);
     if (some.length === 0) continue;
     const sent = textTable(
       trx,
       groupColumns,
-      some.map(([key, group]) => [
+      some.map(({ key, values }) => [
         key,
-        group.marketingId ?? '',
-        group.packageKey ?? '',
-        group.from,
-        group.to ?? '',
-        group.addressHash ?? '',
+        ...groupColumns.slice(1).map((name) => values[name as GroupValue]),
       ]),
     ).as('sent');
     const rows = await trx

@@ -6,7 +6,7 @@ import { utmOf, type Registration, type Utm } from '../../domain/registration';
 import { guarded } from '../db/database';
 import { insertAll, textTable, writeTransaction } from '../db/dialect';
 import type { Database, RegistrationsTable, SignUpChannel, Tables } from '../db/schema';
-import { eventRows } from '../webhooks/outbox';
+import { eventRows, queueEvents } from '../webhooks/outbox';
 import { groupCommit, type ItemResult } from '../db/group-commit';
 import { dropExpiredChallenges, spendChallenges, type SolvedChallenge } from './proof-of-work';
 import {
@@ -240,7 +240,19 @@ async function storeRows(
       status_changed_at: null,
     };
   });
-  const flags = await flagChecks.flagLeads(trx, checked);
+  const { flags, stored: flaggedLater } = await flagChecks.flagLeads(trx, checked);
+  // The start of a burst, flagged now (their days marked changed by lead_flags' trigger): the
+  // CRM had their events without the flag.
+  if (flaggedLater.length > 0 && webhookEvents) {
+    await queueEvents(
+      trx,
+      flaggedLater.map((lead) => ({
+        subjectId: lead.id,
+        type: 'registration.flagged',
+        at: batch[0]!.created_at,
+      })),
+    );
+  }
   const events = webhookEvents
     ? eventRows(
         rows.map((row) => ({

@@ -188,12 +188,21 @@ const readReviews: SubjectReader = async (db, ids) => {
   );
 };
 
+// A lead flagged after it was stored (the start of a burst), with its flags as they are: no
+// personal data, the receiver has the lead from its registration.created event.
+const readFlagged: SubjectReader = async (db, ids) => {
+  const rows = await db.selectFrom('registrations').select('id').where('id', 'in', ids).execute();
+  const flags = await flagNames(db, { ids: rows.map((row) => row.id) });
+  return new Map(rows.map((row) => [row.id, { id: row.id, flags: flags.get(row.id) ?? [] }]));
+};
+
 /** What each type of event is about, read when it is delivered (never copied into the event). */
 const subjectReaders: Record<WebhookEventType, SubjectReader> = {
   'registration.created': readRegistrations,
   'registration.repeated': readRegistrations,
   'registration.status_changed': readStatusChanges,
   'registration.reviewed': readReviews,
+  'registration.flagged': readFlagged,
 };
 
 type SettleItem = [id: string, settled: Settled];
