@@ -7,6 +7,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Client } from 'pg';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { arForm } from '../domain/catalogue/form';
+import { arStats } from '../domain/catalogue/marketer-stats';
 import { buildPayload } from '../domain/registration';
 import {
   buildTestApp,
@@ -208,9 +209,10 @@ describe.each(testBackends.filter((backend) => backend.database === 'postgres'))
         headers: { authorization: `Bearer ${leadsKey}` },
         payload: { status: 'client' },
       });
+      // Each says what could not be done: the numbers, not a sign-up.
       expect([statsRefused.statusCode, statsRefused.json()]).toEqual([
         503,
-        { error: arForm.errorGeneric },
+        { error: arStats.errorStats },
       ]);
       expect([statusRefused.statusCode, statusRefused.json()]).toEqual([
         503,
