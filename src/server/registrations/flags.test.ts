@@ -167,9 +167,16 @@ describeOnBackends('on $name, the flags of a new lead', (backend) => {
     // Two leads just before midnight, the third after it.
     const first = await repository.register(signUp(phoneOf(1), linkA), at(14 * 60 + 58), 'api');
     const second = await repository.register(signUp(phoneOf(2), linkA), at(14 * 60 + 59), 'api');
+    // The changes of the first two's day: their flags written later change its counts.
     const changes = async () =>
-      (await database.db.selectFrom('count_day_changes').select('day').execute()).map(
-        (row) => row.day,
+      Number(
+        (
+          await database.db
+            .selectFrom('count_day_changes')
+            .select('changes')
+            .where('day', '=', '2026-03-01')
+            .executeTakeFirst()
+        )?.changes ?? 0,
       );
     const before = await changes();
     const third = await repository.register(signUp(phoneOf(3), linkA), at(15 * 60 + 1), 'api');
@@ -179,7 +186,7 @@ describeOnBackends('on $name, the flags of a new lead', (backend) => {
       .map((event) => event.subject_id)
       .sort();
     expect(flaggedEvents).toEqual([first.id, second.id].sort());
-    expect(await changes()).toEqual([...new Set([...before, '2026-03-01'])].sort());
+    expect(await changes()).toBeGreaterThan(before);
     // The third's own registration.created carries its flag: no second event for it.
     expect((await test.events()).filter((event) => event.subject_id === third.id)).toHaveLength(1);
   });
