@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { setImmediate as turn } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
 import { campaignsPerLinkDay } from './campaigns';
 import {
@@ -59,10 +60,10 @@ const weekly = (name: string) => `${name} weekly`;
 const weekDays = 7;
 
 /**
- * Kept rows written in one transaction, at most: on SQLite the main thread writes them, some
- * milliseconds a thousand, while sign-ups wait for the write lock.
+ * Kept rows written in one transaction, at most: on SQLite the main thread writes them, a few
+ * milliseconds five hundred, while sign-ups wait for the write lock.
  */
-const rowsPerTransaction = 1_000;
+const rowsPerTransaction = 500;
 
 /** A mark of a day being counted: the triggers mark its writes, no reader takes it as kept. */
 const counting = { version: '', changes: -1 };
@@ -267,29 +268,29 @@ async function readKept(db: Kysely<Tables>, keys: readonly CountKey[], by: strin
 }
 
 /**
- * One day's count by every key, projected onto the kept keys: the rows each is kept as ('' for
- * a key's none), the counts added up as countAll adds them.
+ * One day's count by every key (as kept: '' for none), projected onto one kept key: the rows it
+ * is kept as, the counts added up as countAll adds them.
  */
-function project(counted: Count<CountKey>[], date: string): CountRollupsTable[] {
-  const rows = counted.map(asKept);
-  return keptKeys.flatMap((keys) => {
-    const name = keys.join(',');
-    return addUpCounts(rows, keys)
-      .filter((row) => countColumns.some((column) => row[column] > 0))
-      .map((row) => {
-        const kept = {
-          by: name,
-          day: date,
-          marketing_id: '',
-          package_key: '',
-          utm_source: '',
-          utm_campaign: '',
-        } as CountRollupsTable;
-        for (const key of keys) if (key !== 'day') kept[key] = row[key] ?? '';
-        for (const column of countColumns) kept[column] = row[column];
-        return kept;
-      });
-  });
+function project(
+  counted: ReturnType<typeof asKept>[],
+  keys: (typeof keptKeys)[number],
+  date: string,
+): CountRollupsTable[] {
+  return addUpCounts(counted, keys)
+    .filter((row) => countColumns.some((column) => row[column] > 0))
+    .map((row) => {
+      const kept = {
+        by: keys.join(','),
+        day: date,
+        marketing_id: '',
+        package_key: '',
+        utm_source: '',
+        utm_campaign: '',
+      } as CountRollupsTable;
+      for (const key of keys) if (key !== 'day') kept[key] = row[key] ?? '';
+      for (const column of countColumns) kept[column] = row[column];
+      return kept;
+    });
 }
 
 /** Keeps the finished days in the background (plugins/count-keeping.ts starts and stops it). */
@@ -386,17 +387,11 @@ async function keepDays(
 async function keepDay(database: Database, reads: Kysely<Tables>, date: string): Promise<void> {
   const names = keptKeys.map((keys) => keys.join(','));
   const changes = (await changesOf(reads, [date]))(date);
-  const counted = await countAll(reads, countKeys, { since: date, until: dayAfter(date) });
-  const rows = project(counted, date);
-  for (const name of names) {
-    await store(
-      database,
-      name,
-      date,
-      changes,
-      [date],
-      rows.filter((row) => row.by === name),
-    );
+  const counted = (
+    await countAll(reads, countKeys, { since: date, until: dayAfter(date) })
+  ).map(asKept);
+  for (const [index, name] of names.entries()) {
+    await store(database, name, date, changes, [date], project(counted, keptKeys[index]!, date));
   }
 }
 
@@ -548,6 +543,9 @@ async function store(
   const unchanged = async (trx: Kysely<Tables>) => (await changesOf(trx, days))(days) === changes;
   for (let start = 0; start === 0 || start < rows.length; start += rowsPerTransaction) {
     const last = start + rowsPerTransaction >= rows.length;
+    // The writes that wait for the connection (SQLite's only one) go first: woken together with
+    // this loop, they would otherwise find it taken again every time.
+    await turn();
     const done = await writeTransaction(database, [], async (trx) => {
       if (!(await unchanged(trx))) return true;
       if (start === 0) {
