@@ -387,9 +387,9 @@ async function keepDays(
 async function keepDay(database: Database, reads: Kysely<Tables>, date: string): Promise<void> {
   const names = keptKeys.map((keys) => keys.join(','));
   const changes = (await changesOf(reads, [date]))(date);
-  const counted = (
-    await countAll(reads, countKeys, { since: date, until: dayAfter(date) })
-  ).map(asKept);
+  const counted = (await countAll(reads, countKeys, { since: date, until: dayAfter(date) })).map(
+    asKept,
+  );
   for (const [index, name] of names.entries()) {
     await store(database, name, date, changes, [date], project(counted, keptKeys[index]!, date));
   }

@@ -1,6 +1,5 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import { DatabaseError, Pool, type PoolClient } from 'pg';
-import { describeError } from './database';
 import type { Database, Tables } from './schema';
 
 // SQLSTATEs that mean "try again later", not "this request is wrong": connection exceptions
@@ -23,7 +22,10 @@ const unreachable =
  */
 class NoConnection extends Error {
   constructor(cause: unknown) {
-    super(`no connection to the database could be opened: ${describeError(cause)}`, { cause });
+    super(
+      `no connection to the database could be opened: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
   }
 }
 
