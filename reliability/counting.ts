@@ -43,14 +43,18 @@ const report = createReport(
 );
 
 let databaseUrl = `sqlite:${databaseFile}`;
+const schema = `counting_${process.pid}`;
+/** On PostgreSQL, the run's own schema: made at the start, dropped at the end. */
+async function inSchema(statement: string) {
+  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await admin.connect();
+  await admin.query(statement);
+  await admin.end();
+}
 if (values.postgres) {
   const base = process.env.TEST_DATABASE_URL;
   if (base === undefined) throw new Error('--postgres needs TEST_DATABASE_URL');
-  const schema = `counting_${process.pid}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`drop schema if exists ${schema} cascade; create schema ${schema}`);
-  await admin.end();
+  await inSchema(`drop schema if exists ${schema} cascade; create schema ${schema}`);
   const url = new URL(base);
   url.searchParams.set('options', `-c search_path=${schema}`);
   databaseUrl = url.href;
@@ -195,6 +199,7 @@ try {
   }
 } finally {
   await server.stop();
+  if (values.postgres) await inSchema(`drop schema ${schema} cascade`);
 }
 await finishRun(report, { logFile, started, dir });
 
