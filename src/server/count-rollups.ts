@@ -468,7 +468,16 @@ async function storeEmpty(
       ),
     ];
     if (marks.length === 0) return;
-    await trx.deleteFrom('count_rollups').where('day', 'in', keptDays).execute();
+    // A day's own rows: a week's rows are kept under its Monday, and go with its own mark.
+    await trx
+      .deleteFrom('count_rollups')
+      .where(
+        'by',
+        'in',
+        keptKeys.map((keys) => keys.join(',')),
+      )
+      .where('day', 'in', keptDays)
+      .execute();
     if (keptWeeks.length > 0) {
       await trx
         .deleteFrom('count_rollups')
