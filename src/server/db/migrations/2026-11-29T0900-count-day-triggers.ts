@@ -47,7 +47,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 // PostgreSQL runs a statement's trigger once for all its rows (a batch of sign-ups is one
-// insert), reading them from the statement's transition table.
+// insert), reading them from the statement's transition table. Each function keeps the schema
+// it was made in: a writer whose search_path names another (an operator's psql, a script
+// writing schema.registrations) still marks the days here.
 async function postgresUp(db: Kysely<unknown>): Promise<void> {
   await start(db);
   for (const [table, dayOf] of Object.entries(countedTables)) {
@@ -55,7 +57,8 @@ async function postgresUp(db: Kysely<unknown>): Promise<void> {
     const today = `to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD')`;
     await sql
       .raw(
-        `create function ${table}_counts() returns trigger language plpgsql as $$
+        `create function ${table}_counts() returns trigger language plpgsql
+        set search_path from current as $$
         begin
           insert into count_day_changes (day, changes)
           select day, 1 from (select distinct ${day} as day from changed) as days
