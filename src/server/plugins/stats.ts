@@ -1,5 +1,5 @@
 import { normalizeIP } from '@fastify/rate-limit';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { arStats } from '../../domain/catalogue/marketer-stats';
@@ -110,6 +110,21 @@ const query = z.object({
     .transform((days) => Number(days) as (typeof statsPeriods)[number]),
 });
 
+type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
+
+/** A hook that answers 429 in Arabic, with Retry-After, once the limiter's count is past. */
+function refusedPast(limiter: Limiter) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const limit = await limiter(request);
+    if (!limit.isAllowed && limit.isExceeded) {
+      return reply
+        .code(429)
+        .header('retry-after', String(limit.ttlInSeconds))
+        .send({ error: ar.errorTooManyRequests });
+    }
+  };
+}
+
 /**
  * The numbers behind the platform's token (docs/marketer-kit.md, docs/program.md):
  * GET /api/marketer/stats, a marketer's own numbers for the token's subject and a team leader's
@@ -153,15 +168,7 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
     max: config.checksPerMinute,
     keyGenerator: (request: FastifyRequest) => `marketer-ip:${normalizeIP(request.ip, 48)}`,
   });
-  app.addHook('onRequest', async (request: FastifyRequest, reply) => {
-    const limit = await perAddress(request);
-    if (!limit.isAllowed && limit.isExceeded) {
-      return reply
-        .code(429)
-        .header('retry-after', String(limit.ttlInSeconds))
-        .send({ error: ar.errorTooManyRequests });
-    }
-  });
+  app.addHook('onRequest', refusedPast(perAddress));
 
   // Verified before the route's rate limit (a preHandler), which then counts per user.
   app.addHook('onRequest', async (request: FastifyRequest, reply) => {
@@ -250,15 +257,7 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
   });
   const forDeciders = {
     onRequest: forRoles(config.programRoles, 'decision').onRequest,
-    preHandler: async (request: FastifyRequest, reply: FastifyReply) => {
-      const limit = await decisionLimit(request);
-      if (!limit.isAllowed && limit.isExceeded) {
-        return reply
-          .code(429)
-          .header('retry-after', String(limit.ttlInSeconds))
-          .send({ error: ar.errorTooManyRequests });
-      }
-    },
+    preHandler: refusedPast(decisionLimit),
   };
 
   // A decision changes what is stored, yet the token may come as a cookie: it is taken as JSON
