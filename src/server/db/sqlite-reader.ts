@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import {
@@ -20,7 +22,9 @@ import type { ReadAnswer, ReadRequest } from './sqlite-reader-thread';
 
 /**
  * Built, the thread is an entry of its own beside the server's chunks (scripts/build-server.ts);
- * from the sources (tests, `npm run dev`) it is TypeScript, loaded through tsx.
+ * from the sources (tests, `npm run dev`) it is TypeScript, bundled once a process by esbuild.
+ * (Loading tsx in every thread took a quarter of a second a database, which the server suite
+ * paid in each of its tests.)
  */
 function startThread(file: string): Worker {
   if (!import.meta.url.endsWith('.ts')) {
@@ -28,12 +32,27 @@ function startThread(file: string): Worker {
       workerData: { file },
     });
   }
-  // Resolved here: the thread's own resolution would start at the working directory.
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const thread = new URL('./sqlite-reader-thread.ts', import.meta.url).href;
-  return new Worker(
-    `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(thread)}); })`,
-    { eval: true, workerData: { file } },
+  return new Worker((threadSource ??= bundleThread()), { eval: true, workerData: { file } });
+}
+
+let threadSource: string | undefined;
+
+function bundleThread(): string {
+  // esbuild is a development dependency: imported only from the sources, never when built.
+  const require = createRequire(import.meta.url);
+  const { buildSync } = require('esbuild') as typeof import('esbuild');
+  const [output] = buildSync({
+    entryPoints: [fileURLToPath(new URL('./sqlite-reader-thread.ts', import.meta.url))],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    write: false,
+    // The driver's native module, resolved from here rather than the working directory.
+    external: ['better-sqlite3'],
+  }).outputFiles;
+  return output!.text.replaceAll(
+    'require("better-sqlite3")',
+    `require(${JSON.stringify(require.resolve('better-sqlite3'))})`,
   );
 }
 
@@ -48,6 +67,8 @@ class ReaderThread {
   read(sql: string, parameters: readonly unknown[]): Promise<unknown[]> {
     const worker = (this.#worker ??= this.#start());
     const id = this.#next++;
+    // A read in flight keeps the process alive (a script's count); an idle thread does not.
+    if (this.#pending.size === 0) worker.ref();
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       worker.postMessage({ id, sql, parameters } satisfies ReadRequest);
@@ -65,6 +86,7 @@ class ReaderThread {
     worker.on('message', (answer: ReadAnswer) => {
       const pending = this.#pending.get(answer.id);
       this.#pending.delete(answer.id);
+      if (this.#pending.size === 0) worker.unref();
       if ('rows' in answer) pending?.resolve(answer.rows);
       // The driver's own error, so that "out of reach" is told from a bug as on the main thread.
       else
@@ -79,8 +101,6 @@ class ReaderThread {
     };
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`the counts' thread stopped (exit code ${code})`)));
-    // A server with no read in flight may exit without waiting for the thread.
-    worker.unref();
     return worker;
   }
 }
