@@ -1,11 +1,7 @@
 import { expect } from 'vitest';
 import { statsPeriods } from '../src/domain/marketer-stats';
-import {
-  createCountKeeper,
-  createCountPeriods,
-  dayAfter,
-  keptKeys,
-} from '../src/server/count-rollups';
+import { keptKeys } from '../src/server/count-day';
+import { createCountKeeper, createCountPeriods, dayAfter } from '../src/server/count-rollups';
 import { compareIds, countAll, type Count, type CountKey } from '../src/server/counts';
 import type { Database } from '../src/server/db/schema';
 import { firstDay } from '../src/server/marketer-stats/marketer-stats';

@@ -3,15 +3,17 @@ import { readFileSync } from 'node:fs';
 import { setImmediate as turn } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
 import { campaignsPerLinkDay } from './campaigns';
+import { countDay, countDayRules, keptKeys } from './count-day';
 import {
   addUpCounts,
   countAll,
   countColumns,
+  countKept,
   countKeys,
   countRules,
   type Count,
   type CountKey,
-  type Counts,
+  type SummedCount,
 } from './counts';
 import { withKeepingLock, writeTransaction } from './db/dialect';
 import { migrationNames } from './db/migrate';
@@ -26,21 +28,14 @@ import type { CountRollupsTable, Database, Tables } from './db/schema';
 // request only reads: the days kept as they are now from count_rollups, the others and today
 // live, all in one read transaction on the counts' own connection (docs/architecture.md).
 
-/** The keys the programme's page counts by: the ones kept. */
-export const keptKeys = [
-  ['day'],
-  ['marketing_id'],
-  ['utm_source', 'utm_campaign'],
-  ['package_key'],
-] as const satisfies readonly (readonly CountKey[])[];
-
 /**
- * What the kept rows were counted by: the code of the count (counts.ts) and of this module as
- * they run (built, the chunk that holds them), the campaigns' limits and the database's
- * migrations. A change to any forgets every kept day, with nothing to remember.
+ * What the kept rows were counted by: the code of the count (counts.ts, count-day.ts) and of
+ * this module as they run (built, the chunks that hold them), the campaigns' limits and the
+ * database's migrations. A change to any forgets every kept day, with nothing to remember.
  */
 const rulesVersion = createHash('sha256')
   .update(countRules)
+  .update(countDayRules)
   .update(readFileSync(new URL(import.meta.url)))
   .update(JSON.stringify([keptKeys, campaignsPerLinkDay, migrationNames]))
   .digest('hex')
@@ -229,7 +224,7 @@ async function countPeriod<K extends CountKey>(
   const keptDays = days.filter((date) => !inWeeks.has(date) && kept.has(`${name}|${date}`));
   const unkept = days.filter((date) => !inWeeks.has(date) && !kept.has(`${name}|${date}`));
   if (unkept.length > 0) onUnkept();
-  const rows: Parameters<typeof addUpCounts>[0] = [
+  const rows: SummedCount[] = [
     ...(await readKept(
       trx,
       keys,
@@ -240,16 +235,9 @@ async function countPeriod<K extends CountKey>(
   ];
   for (const run of [...runsOf(unkept), [today.since]]) {
     const until = run[0] === today.since ? today.until : dayAfter(run.at(-1)!);
-    for (const row of await countAll(trx, by, { since: run[0], until })) rows.push(asKept(row));
+    rows.push(...(await countKept(trx, by, { since: run[0], until })));
   }
   return addUpCounts(rows, by);
-}
-
-/** A row of countAll as kept: '' for a key's none, where countAll has null. */
-function asKept(row: Count<CountKey> | Count<never>) {
-  const kept: Record<string, string | number | null> = { ...row };
-  for (const key of countKeys) if (key in kept) kept[key] ??= '';
-  return kept as Partial<Record<CountKey, string>> & Counts;
 }
 
 /** The kept rows of `by` (a key's days, or its weeks) on the days given, added up by `keys`. */
@@ -265,32 +253,6 @@ async function readKept(db: Kysely<Tables>, keys: readonly CountKey[], by: strin
     .where('day', 'in', days)
     .$if(keys.length > 0, (q) => q.groupBy([...keys]))
     .execute();
-}
-
-/**
- * One day's count by every key (as kept: '' for none), projected onto one kept key: the rows it
- * is kept as, the counts added up as countAll adds them.
- */
-function project(
-  counted: ReturnType<typeof asKept>[],
-  keys: (typeof keptKeys)[number],
-  date: string,
-): CountRollupsTable[] {
-  return addUpCounts(counted, keys)
-    .filter((row) => countColumns.some((column) => row[column] > 0))
-    .map((row) => {
-      const kept = {
-        by: keys.join(','),
-        day: date,
-        marketing_id: '',
-        package_key: '',
-        utm_source: '',
-        utm_campaign: '',
-      } as CountRollupsTable;
-      for (const key of keys) if (key !== 'day') kept[key] = row[key] ?? '';
-      for (const column of countColumns) kept[column] = row[column];
-      return kept;
-    });
 }
 
 /** Keeps the finished days in the background (plugins/count-keeping.ts starts and stops it). */
@@ -387,11 +349,10 @@ async function keepDays(
 async function keepDay(database: Database, reads: Kysely<Tables>, date: string): Promise<void> {
   const names = keptKeys.map((keys) => keys.join(','));
   const changes = (await changesOf(reads, [date]))(date);
-  const counted = (await countAll(reads, countKeys, { since: date, until: dayAfter(date) })).map(
-    asKept,
-  );
+  const count = database.countDay ?? ((since, until) => countDay(reads, since, until));
+  const kept = await count(date, dayAfter(date));
   for (const [index, name] of names.entries()) {
-    await store(database, name, date, changes, [date], project(counted, keptKeys[index]!, date));
+    await store(database, name, date, changes, [date], kept[index]!);
   }
 }
 

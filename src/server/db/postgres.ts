@@ -135,6 +135,7 @@ export function openPostgres(
     where: `PostgreSQL at ${new URL(url).host}${new URL(url).pathname}`,
     db,
     reads,
+    countDay: null,
     migrations: migrationsDb,
     poolState: () => ({
       inUse: pool.totalCount - pool.idleCount,

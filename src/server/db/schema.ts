@@ -244,6 +244,12 @@ export interface Database {
    * an in-memory database, which no thread can share); on PostgreSQL a pool of its own.
    */
   reads: Kysely<Tables>;
+  /**
+   * On a SQLite file, the counts' thread's count of a finished day by every kept key
+   * (count-day.ts): the keeper's adding up, off the event loop. Null where the keeper counts on
+   * its own connection (PostgreSQL counts in the database, an in-memory SQLite has no thread).
+   */
+  countDay: ((date: string, until: string) => Promise<CountRollupsTable[][]>) | null;
   /** The migrations' own connection: no statement time-out cuts a long migration off. */
   migrations: Kysely<Tables>;
   isUnavailable: (error: unknown) => boolean;

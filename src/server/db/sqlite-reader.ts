@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { threadId, Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import {
   CompiledQuery,
@@ -13,6 +15,7 @@ import {
   type Kysely,
   type QueryResult,
 } from 'kysely';
+import type { CountRollupsTable } from './schema';
 import type { ReadAnswer, ReadRequest } from './sqlite-reader-thread';
 
 // Kysely's reads of a SQLite file, run in a worker thread (sqlite-reader-thread.ts) with a
@@ -22,22 +25,20 @@ import type { ReadAnswer, ReadRequest } from './sqlite-reader-thread';
 
 /**
  * Built, the thread is an entry of its own beside the server's chunks (scripts/build-server.ts);
- * from the sources (tests, `npm run dev`) it is TypeScript, bundled once a process by esbuild.
- * (Loading tsx in every thread took a quarter of a second a database, which the server suite
- * paid in each of its tests.)
+ * from the sources (tests, `npm run dev`) it is TypeScript, bundled by esbuild once a process
+ * into node_modules/.cache, where its packages resolve. (Loading tsx in every thread took a
+ * quarter of a second a database, which the server suite paid in each of its tests.)
  */
 function startThread(file: string): Worker {
-  if (!import.meta.url.endsWith('.ts')) {
-    return new Worker(new URL('./sqlite-reader-thread.js', import.meta.url), {
-      workerData: { file },
-    });
-  }
-  return new Worker((threadSource ??= bundleThread()), { eval: true, workerData: { file } });
+  const thread = import.meta.url.endsWith('.ts')
+    ? (bundledThread ??= bundleThread())
+    : new URL('./sqlite-reader-thread.js', import.meta.url);
+  return new Worker(thread, { workerData: { file } });
 }
 
-let threadSource: string | undefined;
+let bundledThread: URL | undefined;
 
-function bundleThread(): string {
+function bundleThread(): URL {
   // esbuild is a development dependency: imported only from the sources, never when built.
   const require = createRequire(import.meta.url);
   const { buildSync } = require('esbuild') as typeof import('esbuild');
@@ -45,40 +46,61 @@ function bundleThread(): string {
     entryPoints: [fileURLToPath(new URL('./sqlite-reader-thread.ts', import.meta.url))],
     bundle: true,
     platform: 'node',
-    format: 'cjs',
+    format: 'esm',
+    packages: 'external',
     write: false,
-    // The driver's native module, resolved from here rather than the working directory.
-    external: ['better-sqlite3'],
   }).outputFiles;
-  return output!.text.replaceAll(
-    'require("better-sqlite3")',
-    `require(${JSON.stringify(require.resolve('better-sqlite3'))})`,
-  );
+  const text = output!.text;
+  // Named by its content, and renamed into place whole: parallel test workers share the file.
+  const name = `sqlite-reader-thread-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.mjs`;
+  const dir = new URL('../../../node_modules/.cache/tasjeel/', import.meta.url);
+  const target = new URL(name, dir);
+  if (!existsSync(target)) {
+    mkdirSync(dir, { recursive: true });
+    const temporary = new URL(`${name}.${process.pid}.${threadId}`, dir);
+    writeFileSync(temporary, text);
+    renameSync(temporary, target);
+  }
+  return target;
 }
 
-/** The thread, started at the first read and again after it failed; each read answered once. */
+type Pending = { resolve: (rows: unknown[]) => void; reject: (e: Error) => void };
+
+/**
+ * The thread, started at the first request and again after it failed; each request answered
+ * once, in the order sent.
+ */
 class ReaderThread {
   #worker: Worker | undefined;
-  #pending = new Map<number, { resolve: (rows: unknown[]) => void; reject: (e: Error) => void }>();
+  #pending = new Map<number, Pending>();
   #next = 0;
 
   constructor(private readonly file: string) {}
 
   read(sql: string, parameters: readonly unknown[]): Promise<unknown[]> {
-    const worker = (this.#worker ??= this.#start());
-    const id = this.#next++;
-    // A read in flight keeps the process alive (a script's count); an idle thread does not.
-    if (this.#pending.size === 0) worker.ref();
-    return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      worker.postMessage({ id, sql, parameters } satisfies ReadRequest);
-    });
+    return this.#request((id) => ({ id, sql, parameters }));
+  }
+
+  /** A finished day counted by every kept key, as count-day.ts keeps it. */
+  async countDay(date: string, until: string): Promise<CountRollupsTable[][]> {
+    return (await this.#request((id) => ({ id, countDay: { date, until } }))) as never;
   }
 
   async close(): Promise<void> {
     const worker = this.#worker;
     this.#worker = undefined;
     await worker?.terminate();
+  }
+
+  #request(message: (id: number) => ReadRequest): Promise<unknown[]> {
+    const worker = (this.#worker ??= this.#start());
+    const id = this.#next++;
+    // A request in flight keeps the process alive (a script's count); an idle thread does not.
+    if (this.#pending.size === 0) worker.ref();
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      worker.postMessage(message(id));
+    });
   }
 
   #start(): Worker {
@@ -111,8 +133,8 @@ class ReaderDriver implements Driver {
   #held: Promise<void> = Promise.resolve();
   #release: (() => void) | undefined;
 
-  constructor(file: string) {
-    this.#thread = new ReaderThread(file);
+  constructor(thread: ReaderThread) {
+    this.#thread = thread;
   }
 
   async init(): Promise<void> {}
@@ -156,12 +178,22 @@ class ReaderDriver implements Driver {
   }
 }
 
-/** Kysely's SQLite dialect, its queries run by the reader thread. */
-export function readerDialect(file: string): Dialect {
+/**
+ * The counts' thread of a SQLite file: Kysely's SQLite dialect, its queries run by the thread,
+ * and the keeper's count of a finished day. Kysely's destroy stops the thread.
+ */
+export function readerThread(file: string): {
+  dialect: Dialect;
+  countDay: (date: string, until: string) => Promise<CountRollupsTable[][]>;
+} {
+  const thread = new ReaderThread(file);
   return {
-    createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new ReaderDriver(file),
-    createIntrospector: (db: Kysely<unknown>) => new SqliteIntrospector(db),
-    createQueryCompiler: () => new SqliteQueryCompiler(),
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => new ReaderDriver(thread),
+      createIntrospector: (db: Kysely<unknown>) => new SqliteIntrospector(db),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+    countDay: (date, until) => thread.countDay(date, until),
   };
 }

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import type { Database, Tables } from './schema';
-import { readerDialect } from './sqlite-reader';
+import { readerThread } from './sqlite-reader';
 
 // Another process held the write lock past busy_timeout, or the disk failed or filled up: the
 // request may succeed later. Anything else (a closed handle, bad SQL) is a bug, answered 500.
@@ -31,12 +31,14 @@ export function openSqlite(file: string): Database {
   const db = new Kysely<Tables>({
     dialect: new SqliteDialect({ database: reusingStatements(driver) }),
   });
-  const reads = file === ':memory:' ? db : new Kysely<Tables>({ dialect: readerDialect(file) });
+  const thread = file === ':memory:' ? null : readerThread(file);
+  const reads = thread === null ? db : new Kysely<Tables>({ dialect: thread.dialect });
   return {
     kind: 'sqlite',
     where: `SQLite at ${file}`,
     db,
     reads,
+    countDay: thread?.countDay ?? null,
     migrations: db,
     poolState: null,
     writers: 1,
