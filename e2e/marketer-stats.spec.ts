@@ -103,6 +103,29 @@ test('a marketer sees how many of their leads were not credited, never which', a
   await expect(section.getByText(arStats.statsReviewNote)).toBeVisible();
 });
 
+test('leads that outnumber the counted visitors are said in words, never as a rate above 100 %', async ({
+  page,
+  request,
+}, testInfo) => {
+  // Two leads sent through the API, with no visit to the link.
+  const marketingId = `e2e-more-leads-${testInfo.project.name}-${Date.now()}`;
+  for (const name of ['نورة', 'سارة']) {
+    const signUp = await request.post('/api/external-register', {
+      data: buildPayload({ name, email: '', phone: uniquePhone() }, { marketingId }),
+    });
+    expect(signUp.status()).toBe(201);
+  }
+  await signIn(page, marketingId, await marketerToken(marketingId));
+  await open(page, path);
+  const section = statsSection(page);
+  const total = (label: string) =>
+    section.locator('dt', { hasText: new RegExp(`^${label}$`) }).locator('+ dd');
+  await expect(total(arStats.statSignUps)).toHaveText('2');
+  await expect(total(arStats.statConversion)).toHaveText(arStats.conversionMoreLeads);
+  await expect(section.getByText(arStats.conversionMoreLeadsNote)).toBeVisible();
+  expect(await axe(page, 'link page, more leads than visitors', testInfo.project.name)).toEqual([]);
+});
+
 test('the section is hidden when the token is refused; the link still works', async ({
   page,
   baseURL,

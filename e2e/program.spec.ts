@@ -97,18 +97,20 @@ test('an admin sees the totals, the days and the marketers the API stored, and s
     String(stats.by_day.at(-1)?.leads),
   );
 
-  // Visits, unique visitors, leads, clients, conversion, client rate, flagged (the fourth lead
-  // from one address in a day: same_address), not credited.
+  // Visits, unique visitors, leads, clients, conversion (four leads to one counted visitor: said
+  // in words, never 400 %), client rate, flagged (the fourth lead from one address in a day:
+  // same_address), not credited.
   await expect(marketerRow(page, first).locator('td')).toHaveText([
     '1',
     '1',
     '4',
     '3',
-    /400/,
+    arStats.conversionMoreLeads,
     /75/,
     '1',
     '0',
   ]);
+  await expect(page.getByText(arStats.conversionMoreLeadsNote)).toBeVisible();
   const showAll = page.getByRole('button', { name: arProgram.showAll(stats.marketers.length) });
   if (await showAll.isVisible()) await showAll.click();
   await expect(marketerRow(page, second).locator('td').nth(2)).toHaveText('1');
@@ -149,10 +151,13 @@ test('the period downloads as a CSV file that opens in Excel', async ({
   expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
   const lines = bytes.subarray(3).toString('utf8').split('\r\n');
   expect(lines[0]).toBe(
-    'table,marketing_id,utm_source,utm_campaign,package_key,visits,unique_visitors,leads,clients,conversion_percent,client_percent,flagged,not_credited',
+    'table,marketing_id,utm_source,utm_campaign,package_key,visits,unique_visitors,leads,clients,conversion_percent,client_percent,flagged,not_credited,notes',
   );
-  // The fourth lead from one address in a day is flagged (same_address); none is decided.
-  expect(lines).toContain(`marketers,${first},,,,1,1,4,3,400.0,75.0,1,0`);
+  // The fourth lead from one address in a day is flagged (same_address); none is decided. Four
+  // leads to one counted visitor: no rate, and the notes say why.
+  expect(lines).toContain(
+    `marketers,${first},,,,1,1,4,3,,75.0,1,0,${arStats.conversionMoreLeadsNote}`,
+  );
   expect(lines.at(-1)).toBe('');
 });
 
