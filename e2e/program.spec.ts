@@ -287,3 +287,48 @@ test('from 320 to 480 px nothing overflows the page; the tables scroll in their 
   await expect(region).toBeFocused();
   expect(await axe(page, 'programme page, 320 px', testInfo.project.name)).toEqual([]);
 });
+
+test('at 390 px the phone layout stays, and a table wider than the phone says so above its named region', async ({
+  page,
+  request,
+}, testInfo) => {
+  const { admin } = await twoMarketers(page, request, testInfo.project.name);
+  await signIn(page, admin);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await open(page, path);
+  await expect(marketersTable(page)).toBeVisible();
+
+  // The totals wrap onto rows of their own, as on any phone.
+  const tops = await page
+    .locator('dl.totals dt')
+    .evaluateAll((terms) =>
+      terms.map((term) => Math.round(term.parentElement!.getBoundingClientRect().top)),
+    );
+  expect(new Set(tops).size).toBeGreaterThan(1);
+
+  for (const caption of [arProgram.byMarketer, arProgram.byCampaign, arStats.statsByPackage]) {
+    const region = page.getByRole('region', { name: caption });
+    const widths = await region.evaluate((element) => ({
+      scroll: element.scrollWidth,
+      client: element.clientWidth,
+    }));
+    expect(widths.scroll, caption).toBeGreaterThan(widths.client);
+    // The line above the region says it scrolls, and is its description.
+    await expect(region, caption).toHaveAccessibleDescription(arStats.tableScrolls);
+    const hint = page.locator(`#${await region.getAttribute('aria-describedby')}`);
+    await expect(hint).toBeVisible();
+    const [above, below] = [await hint.boundingBox(), await region.boundingBox()];
+    expect(above!.y + above!.height, caption).toBeLessThanOrEqual(below!.y);
+  }
+
+  // The keyboard reaches the marketers' region and scrolls it.
+  const region = page.getByRole('region', { name: arProgram.byMarketer });
+  await region.focus();
+  await expect(region).toBeFocused();
+  await page.keyboard.press('ArrowLeft');
+  await expect
+    .poll(() => region.evaluate((element) => Math.abs(element.scrollLeft)))
+    .toBeGreaterThan(0);
+  expect(await axe(page, 'programme page, 390 px', testInfo.project.name)).toEqual([]);
+  await page.screenshot({ path: testInfo.outputPath('program-390.png'), fullPage: true });
+});

@@ -34,6 +34,8 @@ export const arStats = {
   statsPeriodNote: 'يُحتسب كل تسجيل ونتيجته في يوم التسجيل',
   // The packages' table's caption: on a narrow phone it scrolls sideways, a region of that name.
   statsByPackage: 'حسب الباقة',
+  // Above a table wider than the screen (both numbers' pages), which scrolls sideways in its region.
+  tableScrolls: 'اسحب الجدول جانباً لعرض بقية الأعمدة',
   // A team leader's members, under the leader's own numbers.
   teamHeading: 'نتائج فريقك',
   teamMember: 'المسوق',
