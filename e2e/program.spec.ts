@@ -288,6 +288,86 @@ test('from 320 to 480 px nothing overflows the page; the tables scroll in their 
   expect(await axe(page, 'programme page, 320 px', testInfo.project.name)).toEqual([]);
 });
 
+test('at 1280 px the page uses the width: the totals in a row, the chart and every table across, none scrolling sideways', async ({
+  page,
+  request,
+}, testInfo) => {
+  const { first, admin } = await twoMarketers(page, request, testInfo.project.name);
+  // The longest texts a row may hold, each one word: a marketer id of 64 characters and a
+  // campaign of 100 (the most a link keeps).
+  const stored = await request.post('/api/external-register', {
+    data: buildPayload(
+      { name: 'نورة', email: '', phone: uniquePhone() },
+      { marketingId: `${first}-`.padEnd(64, 'x') },
+      { utm_source: 'newsletter', utm_campaign: `ramadan-${'c'.repeat(92)}` },
+    ),
+  });
+  expect(stored.status()).toBe(201);
+  await signIn(page, admin);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await open(page, path);
+  await expect(marketersTable(page)).toBeVisible();
+  // Every row, in every table.
+  const showAll = page.getByRole('button', {
+    name: new RegExp(`^${arProgram.showAll(0).replace('(0)', '\\(\\d+\\)')}$`),
+  });
+  while ((await showAll.count()) > 0) await showAll.first().click();
+
+  // The card's content box: what the tables and the chart span.
+  const content = await page.locator('.card.program').evaluate((card) => {
+    const style = getComputedStyle(card);
+    return card.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  });
+  expect(content).toBeGreaterThanOrEqual(1100);
+
+  // Eleven totals, side by side in one row.
+  const totals = page.locator('dl.totals dt');
+  await expect(totals).toHaveCount(11);
+  const tops = await totals.evaluateAll((terms) =>
+    terms.map((term) => Math.round(term.parentElement!.getBoundingClientRect().top)),
+  );
+  expect(new Set(tops).size).toBe(1);
+
+  // The provider's name and logo start where the card does (at the right, in Arabic).
+  const [banner, card] = await Promise.all([
+    page.getByRole('banner').locator('.brand-link').boundingBox(),
+    page.locator('.card.program').boundingBox(),
+  ]);
+  expect(Math.abs(banner!.x + banner!.width - (card!.x + card!.width))).toBeLessThanOrEqual(1);
+
+  // The chart across the card.
+  const chart = await page.getByRole('figure').locator('svg').boundingBox();
+  expect(chart!.width).toBeGreaterThanOrEqual(content - 1);
+
+  const tableWidths: number[] = [];
+  for (const caption of [arProgram.byMarketer, arProgram.byCampaign, arStats.statsByPackage]) {
+    const region = page.getByRole('region', { name: caption });
+    const table = await region.getByRole('table', { name: caption }).boundingBox();
+    tableWidths.push(Math.round(table!.width));
+    expect(table!.width, caption).toBeGreaterThanOrEqual(800);
+    expect(table!.width, caption).toBeGreaterThanOrEqual(content - 1);
+    const widths = await region.evaluate((element) => ({
+      scroll: element.scrollWidth,
+      client: element.clientWidth,
+    }));
+    expect(widths.scroll, caption).toBeLessThanOrEqual(widths.client);
+    // Nothing to scroll, so no line saying so.
+    await expect(region, caption).not.toHaveAccessibleDescription(arStats.tableScrolls);
+  }
+  await expect(page.getByText(arStats.tableScrolls)).toHaveCount(0);
+  const sizes = await page.evaluate(() => ({
+    page: document.documentElement.scrollWidth,
+    viewport: document.documentElement.clientWidth,
+  }));
+  expect(sizes.page).toBeLessThanOrEqual(sizes.viewport);
+  console.log(
+    `layout [${testInfo.project.name}] 1280 px: card's content ${content} px, tables ` +
+      `${tableWidths.join(', ')} px, chart ${Math.round(chart!.width)} px, totals in one row`,
+  );
+  expect(await axe(page, 'programme page, 1280 px', testInfo.project.name)).toEqual([]);
+  await page.screenshot({ path: testInfo.outputPath('program-1280.png'), fullPage: true });
+});
+
 test('at 390 px the phone layout stays, and a table wider than the phone says so above its named region', async ({
   page,
   request,

@@ -288,7 +288,9 @@ function RankedTable<Row extends ProgramNumbers>({
                     {label.cell(row)}
                   </th>
                 ) : (
-                  <td key={label.heading}>{label.cell(row)}</td>
+                  <td key={label.heading} className="label">
+                    {label.cell(row)}
+                  </td>
                 ),
               )}
               {numberColumns.map(({ key }) => (
