@@ -103,6 +103,72 @@ test('a marketer sees how many of their leads were not credited, never which', a
   await expect(section.getByText(arStats.statsReviewNote)).toBeVisible();
 });
 
+test('leads that outnumber the counted visitors are said in words, never as a rate above 100 %', async ({
+  page,
+  request,
+}, testInfo) => {
+  // Two leads sent through the API, with no visit to the link.
+  const marketingId = `e2e-more-leads-${testInfo.project.name}-${Date.now()}`;
+  for (const name of ['نورة', 'سارة']) {
+    const signUp = await request.post('/api/external-register', {
+      data: buildPayload({ name, email: '', phone: uniquePhone() }, { marketingId }),
+    });
+    expect(signUp.status()).toBe(201);
+  }
+  await signIn(page, marketingId, await marketerToken(marketingId));
+  await open(page, path);
+  const section = statsSection(page);
+  const total = (label: string) =>
+    section.locator('dt', { hasText: new RegExp(`^${label}$`) }).locator('+ dd');
+  await expect(total(arStats.statSignUps)).toHaveText('2');
+  await expect(total(arStats.statConversion)).toHaveText(arStats.conversionMoreLeads);
+  await expect(section.getByText(arStats.conversionMoreLeadsNote)).toBeVisible();
+  expect(await axe(page, 'link page, more leads than visitors', testInfo.project.name)).toEqual([]);
+});
+
+test('at 390 px the packages’ table says above it that it scrolls sideways, and scrolls to its last column', async ({
+  page,
+  request,
+}, testInfo) => {
+  const marketingId = `e2e-narrow-${testInfo.project.name}-${Date.now()}`;
+  const signUp = await request.post('/api/external-register', {
+    data: buildPayload(
+      { name: 'نورة', email: '', phone: uniquePhone() },
+      { marketingId, packageName: 'premium_portfolio' },
+    ),
+  });
+  expect(signUp.status()).toBe(201);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signIn(page, marketingId, await marketerToken(marketingId));
+  await open(page, path);
+  const packages = statsSection(page).getByRole('region', { name: arStats.statsByPackage });
+  await expect(packages).toBeVisible();
+  const widths = await packages.evaluate((region) => ({
+    scroll: region.scrollWidth,
+    client: region.clientWidth,
+    page: document.documentElement.scrollWidth,
+  }));
+  expect(widths.scroll).toBeGreaterThan(widths.client);
+  expect(widths.page).toBeLessThanOrEqual(390);
+  // Said in words above the region, which it describes.
+  await expect(packages).toHaveAccessibleDescription(arStats.tableScrolls);
+  const hint = statsSection(page).getByText(arStats.tableScrolls);
+  await expect(hint).toBeVisible();
+  expect((await hint.boundingBox())!.y).toBeLessThan((await packages.boundingBox())!.y);
+
+  // Scrolled to its end (the left, in Arabic), its last columns are whole within the region (to
+  // a pixel: the table's width is fractional).
+  await packages.evaluate((region) => region.scrollTo({ left: -region.scrollWidth }));
+  const region = (await packages.boundingBox())!;
+  for (const heading of [arStats.statSignUps, arStats.statClients]) {
+    const box = (await packages.getByRole('columnheader', { name: heading }).boundingBox())!;
+    expect(box.x, heading).toBeGreaterThanOrEqual(region.x - 1);
+    expect(box.x + box.width, heading).toBeLessThanOrEqual(region.x + region.width + 1);
+  }
+  expect(await axe(page, 'link page, 390 px', testInfo.project.name)).toEqual([]);
+  await statsSection(page).screenshot({ path: testInfo.outputPath('link-page-390.png') });
+});
+
 test('the section is hidden when the token is refused; the link still works', async ({
   page,
   baseURL,
@@ -178,6 +244,7 @@ test('a team leader sees the members of their team, sortable by clients, on a 32
   expect(sizes.scroll).toBeGreaterThan(sizes.client);
   // The page itself keeps the phone's width (a phone would widen its layout to fit it).
   expect(sizes.page).toBeLessThanOrEqual(320);
+  await expect(team).toHaveAccessibleDescription(arStats.tableScrolls);
   await team.focus();
   await expect(team).toBeFocused();
   await page.keyboard.press('ArrowLeft');

@@ -97,18 +97,20 @@ test('an admin sees the totals, the days and the marketers the API stored, and s
     String(stats.by_day.at(-1)?.leads),
   );
 
-  // Visits, unique visitors, leads, clients, conversion, client rate, flagged (the fourth lead
-  // from one address in a day: same_address), not credited.
+  // Visits, unique visitors, leads, clients, conversion (four leads to one counted visitor: said
+  // in words, never 400 %), client rate, flagged (the fourth lead from one address in a day:
+  // same_address), not credited.
   await expect(marketerRow(page, first).locator('td')).toHaveText([
     '1',
     '1',
     '4',
     '3',
-    /400/,
+    arStats.conversionMoreLeads,
     /75/,
     '1',
     '0',
   ]);
+  await expect(page.getByText(arStats.conversionMoreLeadsNote)).toBeVisible();
   const showAll = page.getByRole('button', { name: arProgram.showAll(stats.marketers.length) });
   if (await showAll.isVisible()) await showAll.click();
   await expect(marketerRow(page, second).locator('td').nth(2)).toHaveText('1');
@@ -149,10 +151,13 @@ test('the period downloads as a CSV file that opens in Excel', async ({
   expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
   const lines = bytes.subarray(3).toString('utf8').split('\r\n');
   expect(lines[0]).toBe(
-    'table,marketing_id,utm_source,utm_campaign,package_key,visits,unique_visitors,leads,clients,conversion_percent,client_percent,flagged,not_credited',
+    'table,marketing_id,utm_source,utm_campaign,package_key,visits,unique_visitors,leads,clients,conversion_percent,client_percent,flagged,not_credited,notes',
   );
-  // The fourth lead from one address in a day is flagged (same_address); none is decided.
-  expect(lines).toContain(`marketers,${first},,,,1,1,4,3,400.0,75.0,1,0`);
+  // The fourth lead from one address in a day is flagged (same_address); none is decided. Four
+  // leads to one counted visitor: no rate, and the notes say why.
+  expect(lines).toContain(
+    `marketers,${first},,,,1,1,4,3,,75.0,1,0,${arStats.conversionMoreLeadsNote}`,
+  );
   expect(lines.at(-1)).toBe('');
 });
 
@@ -281,4 +286,129 @@ test('from 320 to 480 px nothing overflows the page; the tables scroll in their 
   await region.focus();
   await expect(region).toBeFocused();
   expect(await axe(page, 'programme page, 320 px', testInfo.project.name)).toEqual([]);
+});
+
+test('at 1280 px the page uses the width: the totals in a row, the chart and every table across, none scrolling sideways', async ({
+  page,
+  request,
+}, testInfo) => {
+  const { first, admin } = await twoMarketers(page, request, testInfo.project.name);
+  // The longest texts a row may hold, each one word: a marketer id of 64 characters and a
+  // campaign of 100 (the most a link keeps).
+  const stored = await request.post('/api/external-register', {
+    data: buildPayload(
+      { name: 'نورة', email: '', phone: uniquePhone() },
+      { marketingId: `${first}-`.padEnd(64, 'x') },
+      { utm_source: 'newsletter', utm_campaign: `ramadan-${'c'.repeat(92)}` },
+    ),
+  });
+  expect(stored.status()).toBe(201);
+  await signIn(page, admin);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await open(page, path);
+  await expect(marketersTable(page)).toBeVisible();
+  // Every row, in every table.
+  const showAll = page.getByRole('button', {
+    name: new RegExp(`^${arProgram.showAll(0).replace('(0)', '\\(\\d+\\)')}$`),
+  });
+  while ((await showAll.count()) > 0) await showAll.first().click();
+
+  // The card's content box: what the tables and the chart span.
+  const content = await page.locator('.card.program').evaluate((card) => {
+    const style = getComputedStyle(card);
+    return card.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  });
+  expect(content).toBeGreaterThanOrEqual(1100);
+
+  // Eleven totals, side by side in one row.
+  const totals = page.locator('dl.totals dt');
+  await expect(totals).toHaveCount(11);
+  const tops = await totals.evaluateAll((terms) =>
+    terms.map((term) => Math.round(term.parentElement!.getBoundingClientRect().top)),
+  );
+  expect(new Set(tops).size).toBe(1);
+
+  // The provider's name and logo start where the card does (at the right, in Arabic).
+  const [banner, card] = await Promise.all([
+    page.getByRole('banner').locator('.brand-link').boundingBox(),
+    page.locator('.card.program').boundingBox(),
+  ]);
+  expect(Math.abs(banner!.x + banner!.width - (card!.x + card!.width))).toBeLessThanOrEqual(1);
+
+  // The chart across the card.
+  const chart = await page.getByRole('figure').locator('svg').boundingBox();
+  expect(chart!.width).toBeGreaterThanOrEqual(content - 1);
+
+  const tableWidths: number[] = [];
+  for (const caption of [arProgram.byMarketer, arProgram.byCampaign, arStats.statsByPackage]) {
+    const region = page.getByRole('region', { name: caption });
+    const table = await region.getByRole('table', { name: caption }).boundingBox();
+    tableWidths.push(Math.round(table!.width));
+    expect(table!.width, caption).toBeGreaterThanOrEqual(800);
+    expect(table!.width, caption).toBeGreaterThanOrEqual(content - 1);
+    const widths = await region.evaluate((element) => ({
+      scroll: element.scrollWidth,
+      client: element.clientWidth,
+    }));
+    expect(widths.scroll, caption).toBeLessThanOrEqual(widths.client);
+    // Nothing to scroll, so no line saying so.
+    await expect(region, caption).not.toHaveAccessibleDescription(arStats.tableScrolls);
+  }
+  await expect(page.getByText(arStats.tableScrolls)).toHaveCount(0);
+  const sizes = await page.evaluate(() => ({
+    page: document.documentElement.scrollWidth,
+    viewport: document.documentElement.clientWidth,
+  }));
+  expect(sizes.page).toBeLessThanOrEqual(sizes.viewport);
+  console.log(
+    `layout [${testInfo.project.name}] 1280 px: card's content ${content} px, tables ` +
+      `${tableWidths.join(', ')} px, chart ${Math.round(chart!.width)} px, totals in one row`,
+  );
+  expect(await axe(page, 'programme page, 1280 px', testInfo.project.name)).toEqual([]);
+  await page.screenshot({ path: testInfo.outputPath('program-1280.png'), fullPage: true });
+});
+
+test('at 390 px the phone layout stays, and a table wider than the phone says so above its named region', async ({
+  page,
+  request,
+}, testInfo) => {
+  const { admin } = await twoMarketers(page, request, testInfo.project.name);
+  await signIn(page, admin);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await open(page, path);
+  await expect(marketersTable(page)).toBeVisible();
+
+  // The totals wrap onto rows of their own, as on any phone.
+  const tops = await page
+    .locator('dl.totals dt')
+    .evaluateAll((terms) =>
+      terms.map((term) => Math.round(term.parentElement!.getBoundingClientRect().top)),
+    );
+  expect(new Set(tops).size).toBeGreaterThan(1);
+
+  for (const caption of [arProgram.byMarketer, arProgram.byCampaign, arStats.statsByPackage]) {
+    const region = page.getByRole('region', { name: caption });
+    const widths = await region.evaluate((element) => ({
+      scroll: element.scrollWidth,
+      client: element.clientWidth,
+    }));
+    expect(widths.scroll, caption).toBeGreaterThan(widths.client);
+    // The line above the region says it scrolls, and is its description.
+    await expect(region, caption).toHaveAccessibleDescription(arStats.tableScrolls);
+    const hint = page.locator(`#${await region.getAttribute('aria-describedby')}`);
+    await expect(hint).toBeVisible();
+    const [above, below] = [await hint.boundingBox(), await region.boundingBox()];
+    expect(above!.y + above!.height, caption).toBeLessThanOrEqual(below!.y);
+  }
+
+  // The keyboard reaches the marketers' region and scrolls it.
+  const region = page.getByRole('region', { name: arProgram.byMarketer });
+  await region.focus();
+  await expect(region).toBeFocused();
+  await page.keyboard.press('ArrowLeft');
+  await expect
+    .poll(() => region.evaluate((element) => Math.abs(element.scrollLeft)))
+    .toBeGreaterThan(0);
+  expect(await axe(page, 'programme page, 390 px', testInfo.project.name)).toEqual([]);
+  await page.screenshot({ path: testInfo.outputPath('program-390.png'), fullPage: true });
 });

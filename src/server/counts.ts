@@ -91,11 +91,6 @@ export interface CountFilter {
  */
 export const compareIds = new Intl.Collator('en', { numeric: true }).compare;
 
-/** A part per hundred of a whole, one decimal; null when the whole is none. */
-export function percent(part: number, whole: number): number | null {
-  return whole === 0 ? null : Math.round((part / whole) * 1000) / 10;
-}
-
 /** Visits and leads side by side, grouped by the keys `by`. */
 export async function countAll<K extends CountKey>(
   db: Kysely<Tables>,

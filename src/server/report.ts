@@ -6,16 +6,10 @@ import {
   visitorsPerAddressLinkDay,
   visitsPerAddressDay,
 } from './campaigns';
+import { percent } from '../domain/conversion';
 import { csvCell, csvText } from '../domain/csv';
 import { visible } from './cli/command';
-import {
-  compareIds,
-  countColumns,
-  outcomeColumns,
-  percent,
-  type Count,
-  type Counts,
-} from './counts';
+import { compareIds, countColumns, outcomeColumns, type Count, type Counts } from './counts';
 
 export type ReportFormat = 'table' | 'csv';
 

@@ -56,7 +56,7 @@ export function App({
   // and programme pages, drawn on the client, grows below it and moves nothing.
   return (
     <BrandProvider value={brand}>
-      <BrandHeader />
+      <BrandHeader wide={screen.kind === 'program'} />
       {screen.kind === 'form' ? (
         <RegistrationPage
           packageName={screen.packageName}

@@ -17,9 +17,10 @@ function logoBox({ width, height }: { width: number; height: number }) {
 /**
  * The banner every screen but the plain 404 carries: the logo and the provider's name, linked to
  * its site when SITE_URL is set. The logo's box is sized from the file, so nothing moves when it
- * loads; its alt is empty, as the name beside it says who it is.
+ * loads; its alt is empty, as the name beside it says who it is. `wide`: above the programme's
+ * card, wider than a form's, its content lines up with that card's edge.
  */
-export function BrandHeader() {
+export function BrandHeader({ wide = false }: { wide?: boolean }) {
   const { name, logo, siteUrl } = useBrand();
   const content = (
     <>
@@ -30,7 +31,7 @@ export function BrandHeader() {
     </>
   );
   return (
-    <header className="brand">
+    <header className={wide ? 'brand wide' : 'brand'}>
       {siteUrl === undefined ? (
         <span className="brand-link">{content}</span>
       ) : (

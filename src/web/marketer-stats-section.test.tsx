@@ -133,6 +133,53 @@ describe('the numbers on the link page', () => {
     expect(within(region).queryByText(arStats.statsReviewNote)).toBeNull();
   });
 
+  it('says in words, not as 200 %, that the leads outnumber the visitors, and why', async () => {
+    turnOn();
+    stubFetch(() =>
+      json({
+        ...stats,
+        totals: { ...stats.totals, visits: 1, unique_visitors: 1, leads: 2, sign_ups: 2 },
+      }),
+    );
+    renderApp(path);
+    const region = await screen.findByRole('region', { name: arStats.heading });
+    await within(region).findByText(arStats.statConversion);
+    const conversion = within(region).getByText(arStats.statConversion, {
+      selector: 'dt',
+    }).nextElementSibling;
+    expect(conversion).toHaveTextContent(arStats.conversionMoreLeads);
+    expect(conversion).not.toHaveTextContent('%');
+    expect(within(region).getByText(arStats.conversionMoreLeadsNote)).toBeVisible();
+  });
+
+  it('shows no such note while the conversion is a rate', async () => {
+    turnOn();
+    stubFetch(() => json(stats));
+    renderApp(path);
+    const region = await screen.findByRole('region', { name: arStats.heading });
+    await within(region).findByText(arStats.statConversion);
+    expect(within(region).queryByText(arStats.conversionMoreLeadsNote)).toBeNull();
+  });
+
+  it('says above a table wider than its region that it scrolls sideways, and only then', async () => {
+    // jsdom lays nothing out: a phone's widths, the table's 520 px in a region of 350.
+    const scrollWidth = vi.spyOn(HTMLElement.prototype, 'scrollWidth', 'get').mockReturnValue(520);
+    vi.spyOn(HTMLElement.prototype, 'clientWidth', 'get').mockReturnValue(350);
+    turnOn();
+    stubFetch(() => json(stats));
+    renderApp(path);
+    const packages = await screen.findByRole('region', { name: arStats.statsByPackage });
+    expect(packages).toHaveAccessibleDescription(arStats.tableScrolls);
+    expect(packages.previousElementSibling).toHaveTextContent(arStats.tableScrolls);
+    cleanup();
+
+    scrollWidth.mockReturnValue(350);
+    renderApp(path);
+    const fitting = await screen.findByRole('region', { name: arStats.statsByPackage });
+    expect(fitting).not.toHaveAccessibleDescription();
+    expect(screen.queryByText(arStats.tableScrolls)).toBeNull();
+  });
+
   it('shows a team leader their members in a table that sorts by clients', async () => {
     turnOn();
     const member = (marketing_id: string, clients: number) => ({

@@ -12,8 +12,8 @@ import { DailyChart } from './daily-chart';
 import { PeriodControls } from './period-controls';
 import { usePeriodStats } from './use-period-stats';
 import { ScrollingTable } from './scrolling-table';
-import { formatNumber, formatRate } from './stats-format';
-import { Total } from './stats-total';
+import { anyMoreLeads, formatNumber, formatRate } from './stats-format';
+import { ConversionTotal, Total } from './stats-total';
 
 /**
  * «نتائج رابطك»: the marketer's own numbers, from the server, for the token the platform left in
@@ -54,7 +54,7 @@ function Numbers({ stats }: { stats: MarketerStats }) {
         <Total label={arStats.statVisits} value={formatNumber(totals.visits)} />
         <Total label={arStats.statUniqueVisitors} value={formatNumber(totals.unique_visitors)} />
         <Total label={arStats.statSignUps} value={formatNumber(totals.leads)} />
-        <Total label={arStats.statConversion} value={formatRate(totals.conversion_percent)} />
+        <ConversionTotal numbers={totals} />
         <Total label={arStats.statClients} value={formatNumber(totals.clients)} />
         <Total label={arStats.statClientRate} value={formatRate(totals.client_percent)} />
         {reviewed && (
@@ -68,6 +68,7 @@ function Numbers({ stats }: { stats: MarketerStats }) {
         )}
       </dl>
       <p className="note">{arStats.statsPeriodNote}</p>
+      {anyMoreLeads([totals]) && <p className="note">{arStats.conversionMoreLeadsNote}</p>}
       {reviewed && <p className="note">{arStats.statsReviewNote}</p>}
       <DailyChart days={stats.by_day} />
       <ScrollingTable caption={arStats.statsByPackage} id="packages-caption">

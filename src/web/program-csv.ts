@@ -1,3 +1,5 @@
+import { arStats } from '../domain/catalogue/marketer-stats';
+import { conversion } from '../domain/conversion';
 import { csvCell, csvText } from '../domain/csv';
 import type { ProgramNumbers, ProgramStats } from '../domain/program-stats';
 
@@ -17,6 +19,7 @@ const header = [
   'client_percent',
   'flagged',
   'not_credited',
+  'notes',
 ].join(',');
 
 // The campaigns past a link's limit, as the report names them in its CSV.
@@ -24,7 +27,10 @@ const otherCampaigns = '(other)';
 
 const rate = (value: number | null) => value?.toFixed(1) ?? '';
 
+// Never a conversion above 100 % (domain/conversion.ts): where the leads outnumber the visitors
+// the cell is empty and the row's notes say why, in the page's words.
 function line(table: string, labels: (string | null)[], row: ProgramNumbers): string {
+  const moreLeads = conversion(row).kind === 'more_leads';
   return [
     table,
     ...labels.map(csvCell),
@@ -32,10 +38,11 @@ function line(table: string, labels: (string | null)[], row: ProgramNumbers): st
     row.unique_visitors,
     row.leads,
     row.clients,
-    rate(row.conversion_percent),
+    moreLeads ? '' : rate(row.conversion_percent),
     rate(row.client_percent),
     row.flagged,
     row.not_credited,
+    csvCell(moreLeads ? arStats.conversionMoreLeadsNote : null),
   ].join(',');
 }
 

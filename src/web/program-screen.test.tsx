@@ -161,12 +161,34 @@ function removeMeta() {
 beforeEach(removeMeta);
 afterEach(removeMeta);
 
-async function openPage() {
+async function openPage(answer: ProgramStats = stats) {
   turnOn();
-  const fetch = stubFetch(() => json(stats));
+  const fetch = stubFetch(() => json(answer));
   renderApp(path);
   await screen.findByText(arProgram.statLost);
   return fetch;
+}
+
+/** Presses the download button: the file's name and address, and its lines (the BOM checked). */
+async function download() {
+  let file: Blob | undefined;
+  const createObjectURL = vi.fn((blob: Blob) => {
+    file = blob;
+    return 'blob:program';
+  });
+  // jsdom has neither.
+  vi.stubGlobal('URL', Object.assign(URL, { createObjectURL, revokeObjectURL: vi.fn() }));
+  let saved: { href: string; download: string } | undefined;
+  vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (
+    this: HTMLAnchorElement,
+  ) {
+    saved = { href: this.getAttribute('href') ?? '', download: this.download };
+  });
+  fireEvent.click(screen.getByRole('button', { name: arProgram.download }));
+  const bytes = new Uint8Array(await file!.arrayBuffer());
+  expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+  const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
+  return { saved, lines: text.slice(1).split('\r\n') };
 }
 
 const table = (caption: string) => screen.getByRole('table', { name: caption });
@@ -311,36 +333,89 @@ describe('the programme page', () => {
 
   it('downloads the period as a CSV file Excel opens, formulas disarmed', async () => {
     await openPage();
-    let file: Blob | undefined;
-    const createObjectURL = vi.fn((blob: Blob) => {
-      file = blob;
-      return 'blob:program';
-    });
-    // jsdom has neither.
-    vi.stubGlobal('URL', Object.assign(URL, { createObjectURL, revokeObjectURL: vi.fn() }));
-    let saved: { href: string; download: string } | undefined;
-    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (
-      this: HTMLAnchorElement,
-    ) {
-      saved = { href: this.getAttribute('href') ?? '', download: this.download };
-    });
-    fireEvent.click(screen.getByRole('button', { name: arProgram.download }));
-
+    const { saved, lines } = await download();
     expect(saved).toEqual({ href: 'blob:program', download: 'program_2026-11-17_2026-11-23.csv' });
-    const bytes = new Uint8Array(await file!.arrayBuffer());
-    expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
-    const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
-    const lines = text.slice(1).split('\r\n');
     expect(lines.at(-1)).toBe('');
     expect(lines[0]).toBe(
-      'table,marketing_id,utm_source,utm_campaign,package_key,visits,unique_visitors,leads,clients,conversion_percent,client_percent,flagged,not_credited',
+      'table,marketing_id,utm_source,utm_campaign,package_key,visits,unique_visitors,leads,clients,conversion_percent,client_percent,flagged,not_credited,notes',
     );
-    expect(lines[1]).toBe('marketers,m-1,,,,600,480,60,1,12.5,1.7,0,0');
-    expect(lines).toContain('marketers,,,,,30,24,3,0,12.5,0.0,0,1');
-    expect(lines).toContain(`campaigns,,"'=HYPERLINK(""x"")",,,50,40,5,1,12.5,20.0,2,1`);
-    expect(lines).toContain('campaigns,,(other),(other),,40,32,4,0,12.5,0.0,1,0');
-    expect(lines).toContain('packages,,,,premium_reco,100,80,10,4,12.5,40.0,1,0');
+    expect(lines[1]).toBe('marketers,m-1,,,,600,480,60,1,12.5,1.7,0,0,');
+    expect(lines).toContain('marketers,,,,,30,24,3,0,12.5,0.0,0,1,');
+    expect(lines).toContain(`campaigns,,"'=HYPERLINK(""x"")",,,50,40,5,1,12.5,20.0,2,1,`);
+    expect(lines).toContain('campaigns,,(other),(other),,40,32,4,0,12.5,0.0,1,0,');
+    expect(lines).toContain('packages,,,,premium_reco,100,80,10,4,12.5,40.0,1,0,');
     expect(lines).toHaveLength(1 + 56 + 4 + 2 + 1);
+  });
+
+  describe('where the leads outnumber the counted visitors', () => {
+    // The totals and m-1 with one visitor and two leads (200 % until now), a campaign's leads
+    // sent with no visit at all; m-2 and the rest as before.
+    const moreLeads = (leads: number, visitors: number) => ({
+      visits: visitors,
+      unique_visitors: visitors,
+      leads,
+      conversion_percent: visitors === 0 ? null : (leads / visitors) * 100,
+    });
+    const answer: ProgramStats = {
+      ...stats,
+      totals: { ...stats.totals, ...moreLeads(1_300, 1_250) },
+      marketers: [{ ...marketers[0]!, ...moreLeads(2, 1) }, ...marketers.slice(1)],
+      campaigns: [
+        { ...stats.campaigns[0]!, ...moreLeads(3, 0), utm_source: 'crm', utm_campaign: null },
+      ],
+    };
+
+    it('says so in words, never a figure above 100 %, and the note says why', async () => {
+      await openPage(answer);
+      const total = screen.getByText(arStats.statConversion, { selector: 'dt' }).nextElementSibling;
+      expect(total).toHaveTextContent(arStats.conversionMoreLeads);
+      expect(screen.getByText(arStats.conversionMoreLeadsNote)).toBeVisible();
+      // m-1, with two leads, is last by leads: after «show all».
+      fireEvent.click(screen.getByRole('button', { name: arProgram.showAll(56) }));
+      const marketersTable = table(arProgram.byMarketer);
+      const conversionCell = (id: string) =>
+        within(
+          within(marketersTable).getByRole('rowheader', { name: id }).closest('tr')!,
+        ).getAllByRole('cell')[4];
+      expect(conversionCell('m-1')).toHaveTextContent(arStats.conversionMoreLeads);
+      expect(conversionCell('m-2')).toHaveTextContent('12.5');
+      // The campaign's cells: its campaign, then its numbers.
+      expect(
+        within(within(table(arProgram.byCampaign)).getAllByRole('row')[1]!).getAllByRole('cell')[5],
+      ).toHaveTextContent(arStats.conversionMoreLeads);
+      // Every conversion shown (Intl writes marks around the sign) is 100 % or less.
+      const conversions = [arProgram.byMarketer, arProgram.byCampaign, arStats.statsByPackage]
+        .flatMap((caption) => {
+          const rows = within(table(caption)).getAllByRole('row');
+          const column = within(rows[0]!)
+            .getAllByRole('columnheader')
+            .findIndex((heading) => heading.textContent === arStats.statConversion);
+          return rows.slice(1).map((row) => row.querySelectorAll('th, td')[column]!.textContent);
+        })
+        .flatMap((text) => /^([\d.]+)\p{Cf}*%/u.exec(text ?? '')?.[1] ?? []);
+      expect(conversions.length).toBeGreaterThan(50);
+      expect(Math.max(...conversions.map(Number))).toBeLessThanOrEqual(100);
+
+      // Sorted by conversion, the rates come first, most first; the words after them.
+      fireEvent.click(within(marketersTable).getByRole('button', { name: arStats.statConversion }));
+      expect(rowHeaders(arProgram.byMarketer)[0]).toBe('m-2');
+      expect(rowHeaders(arProgram.byMarketer).at(-1)).toBe('m-1');
+    });
+
+    it('leaves the rate out of the CSV and says why in the row’s notes', async () => {
+      await openPage(answer);
+      const { lines } = await download();
+      expect(lines[1]).toBe(`marketers,m-1,,,,1,1,2,1,,1.7,0,0,${arStats.conversionMoreLeadsNote}`);
+      expect(lines[2]).toBe('marketers,m-2,,,,590,472,59,2,12.5,3.4,2,1,');
+      expect(lines).toContain(
+        `campaigns,,crm,,,0,0,3,2,,10.0,2,0,${arStats.conversionMoreLeadsNote}`,
+      );
+    });
+
+    it('shows no note where every conversion is a rate', async () => {
+      await openPage();
+      expect(screen.queryByText(arStats.conversionMoreLeadsNote)).toBeNull();
+    });
   });
 
   it('says “too many requests” when the server says so, rather than a failure', async () => {

@@ -2,6 +2,7 @@ import { Fragment, useRef, useState, type ReactNode } from 'react';
 import { arStats } from '../domain/catalogue/marketer-stats';
 import { arProgram } from '../domain/catalogue/program';
 import { ar } from '../domain/catalogue/shared';
+import { conversion } from '../domain/conversion';
 import { packageLabel } from '../domain/packages';
 import { programStatsPath, type ProgramNumbers, type ProgramStats } from '../domain/program-stats';
 import { LicenceLine } from './brand-header';
@@ -12,8 +13,8 @@ import { platformTokenKey } from './platform-token';
 import { programCsv, programCsvName } from './program-csv';
 import { ReviewList } from './review-list';
 import { ScrollingTable } from './scrolling-table';
-import { formatNumber, formatRate } from './stats-format';
-import { Total } from './stats-total';
+import { anyMoreLeads, formatConversion, formatNumber, formatRate } from './stats-format';
+import { ConversionTotal, Total } from './stats-total';
 
 const refusals: Record<number, string> = {
   401: arProgram.errorSignIn,
@@ -100,12 +101,15 @@ function Report({ stats }: { stats: ProgramStats }) {
         <Total label={arProgram.statQualified} value={formatNumber(totals.qualified)} />
         <Total label={arStats.statClients} value={formatNumber(totals.clients)} />
         <Total label={arProgram.statLost} value={formatNumber(totals.lost)} />
-        <Total label={arStats.statConversion} value={formatRate(totals.conversion_percent)} />
+        <ConversionTotal numbers={totals} />
         <Total label={arStats.statClientRate} value={formatRate(totals.client_percent)} />
         <Total label={arProgram.statFlagged} value={formatNumber(totals.flagged)} />
         <Total label={arStats.statNotCredited} value={formatNumber(totals.not_credited)} />
       </dl>
       <p className="note">{arStats.statsPeriodNote}</p>
+      {anyMoreLeads([totals, ...stats.marketers, ...stats.campaigns, ...stats.packages]) && (
+        <p className="note">{arStats.conversionMoreLeadsNote}</p>
+      )}
       <div className="actions">
         <button type="button" className="secondary" onClick={() => download(stats)}>
           {arProgram.download}
@@ -176,7 +180,23 @@ const numberColumns = [
   { key: 'not_credited', heading: arStats.statNotCredited },
 ] as const satisfies { key: keyof ProgramNumbers; heading: string }[];
 
-const rates: readonly (keyof ProgramNumbers)[] = ['conversion_percent', 'client_percent'];
+/** A number column's cell, as shown. */
+function cell(row: ProgramNumbers, key: (typeof numberColumns)[number]['key']): string {
+  if (key === 'conversion_percent') return formatConversion(row);
+  return key === 'client_percent' ? formatRate(row[key]) : formatNumber(row[key]);
+}
+
+/**
+ * A number column's value to sort by. A rate without a base is below every rate; a conversion
+ * shown in words (more leads than visitors) is no rate either, yet above none.
+ */
+function sortValue(row: ProgramNumbers, key: keyof ProgramNumbers): number {
+  if (key === 'conversion_percent') {
+    const shown = conversion(row);
+    return shown.kind === 'rate' ? shown.percent : shown.kind === 'more_leads' ? -0.5 : -1;
+  }
+  return row[key] ?? -1;
+}
 
 /** A column: a text one by its place, or a number's key. */
 type SortKey = number | keyof ProgramNumbers;
@@ -194,8 +214,7 @@ function compare<Row extends ProgramNumbers>(
     const text = labels[key]!.text;
     return (a, b) => collator.compare(text(a), text(b));
   }
-  // A rate without a base (null) is below every rate.
-  return (a, b) => (a[key] ?? -1) - (b[key] ?? -1);
+  return (a, b) => sortValue(a, key) - sortValue(b, key);
 }
 
 /**
@@ -269,13 +288,13 @@ function RankedTable<Row extends ProgramNumbers>({
                     {label.cell(row)}
                   </th>
                 ) : (
-                  <td key={label.heading}>{label.cell(row)}</td>
+                  <td key={label.heading} className="label">
+                    {label.cell(row)}
+                  </td>
                 ),
               )}
               {numberColumns.map(({ key }) => (
-                <td key={key}>
-                  {rates.includes(key) ? formatRate(row[key]) : formatNumber(row[key] ?? 0)}
-                </td>
+                <td key={key}>{cell(row, key)}</td>
               ))}
             </tr>
           ))}

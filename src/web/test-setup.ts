@@ -5,6 +5,13 @@ import { eventWaitMs } from '../../testing/event-wait';
 
 configure({ asyncUtilTimeout: eventWaitMs });
 
+// jsdom lays nothing out, so it has no ResizeObserver: one that never reports (every box is 0 wide).
+globalThis.ResizeObserver ??= class {
+  observe() {}
+  unobserve() {}
+  disconnect() {}
+};
+
 afterEach(() => {
   cleanup();
   vi.unstubAllGlobals();

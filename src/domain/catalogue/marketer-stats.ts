@@ -11,6 +11,12 @@ export const arStats = {
   statUniqueVisitors: 'الزوار',
   statSignUps: 'التسجيلات',
   statConversion: 'نسبة التحويل',
+  // In a conversion's place when leads outnumber the counted visitors (domain/conversion.ts): a
+  // figure above 100 % would read as more than every visitor signing up.
+  conversionMoreLeads: 'التسجيلات أكثر من الزوار',
+  // Why, under the totals (and in the programme's CSV, on each such row).
+  conversionMoreLeadsNote:
+    'لا تُعرض نسبة التحويل حين تزيد التسجيلات على الزوار: قد يصل تسجيل دون زيارة محتسبة (عبر الواجهة البرمجية)، وقد يسجل عدة أشخاص من عنوان واحد فلا يُحتسبون جميعاً زواراً',
   statDate: 'التاريخ',
   // A rate without visitors: no number, rather than 0% or a division by zero.
   statNone: '—',
@@ -28,6 +34,8 @@ export const arStats = {
   statsPeriodNote: 'يُحتسب كل تسجيل ونتيجته في يوم التسجيل',
   // The packages' table's caption: on a narrow phone it scrolls sideways, a region of that name.
   statsByPackage: 'حسب الباقة',
+  // Above a table wider than the screen (both numbers' pages), which scrolls sideways in its region.
+  tableScrolls: 'اسحب الجدول جانباً لعرض بقية الأعمدة',
   // A team leader's members, under the leader's own numbers.
   teamHeading: 'نتائج فريقك',
   teamMember: 'المسوق',

@@ -4,7 +4,8 @@ import type {
   StatsPeriod,
   TeamMember,
 } from '../../domain/marketer-stats';
-import { percent, type Count, type Counts } from '../counts';
+import { percent } from '../../domain/conversion';
+import type { Count, Counts } from '../counts';
 
 /** The first UTC day (YYYY-MM-DD) of a period that ends today. */
 export function firstDay(days: StatsPeriod, now: Date): string {

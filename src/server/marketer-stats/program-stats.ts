@@ -1,8 +1,9 @@
+import { percent } from '../../domain/conversion';
 import type { StatsPeriod } from '../../domain/marketer-stats';
 import type { ProgramNumbers, ProgramStats } from '../../domain/program-stats';
 import { otherCampaign } from '../campaigns';
 import type { CountPeriods } from '../count-rollups';
-import { compareIds, countColumns, percent, type Count, type Counts } from '../counts';
+import { compareIds, countColumns, type Count, type Counts } from '../counts';
 import { firstDay } from './marketer-stats';
 
 const numbers = (row: Counts): ProgramNumbers => ({
