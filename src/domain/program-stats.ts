@@ -23,12 +23,18 @@ export interface ProgramNumbers {
   not_credited: number;
 }
 
+/** The period's totals: a group's numbers, and the leads' outcomes. */
+export type ProgramTotals = ProgramNumbers & { contacted: number; qualified: number; lost: number };
+
 export interface ProgramStats {
-  days: StatsPeriod;
+  /** How many days the period has: the one asked for (1, 7, 30 or 90), or the range's. */
+  days: number;
   /** The period's first and last UTC day (YYYY-MM-DD). */
   from: string;
   to: string;
-  totals: ProgramNumbers & { contacted: number; qualified: number; lost: number };
+  totals: ProgramTotals;
+  /** The same number of days right before the period, and its totals, to compare with. */
+  previous: { from: string; to: string; totals: ProgramTotals };
   /** Every day of the period, oldest first, zeros included. */
   by_day: { date: string; visits: number; leads: number; clients: number }[];
   /**
@@ -47,4 +53,56 @@ export interface ProgramStats {
   })[];
   /** Each package with visits or leads; null: the free trial. */
   packages: (ProgramNumbers & { package_key: string | null })[];
+}
+
+/**
+ * The period the page asks for: the last `days` (today included), or a range of UTC days, both
+ * ends included (`?from=YYYY-MM-DD&to=YYYY-MM-DD`), kept in the page's address.
+ */
+export type ProgramPeriod = { days: StatsPeriod } | { from: string; to: string };
+
+/** The longest range, in days: a year, a leap one included. */
+export const longestRange = 366;
+
+const dayMs = 86_400_000;
+
+/** A UTC day (YYYY-MM-DD) as a time; NaN when it is no day of the calendar (2026-02-30). */
+function timeOf(date: string): number {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return NaN;
+  const time = Date.parse(`${date}T00:00:00Z`);
+  return new Date(time).toISOString().slice(0, 10) === date ? time : NaN;
+}
+
+/** The UTC day `days` after `date` (before it, when negative). */
+export function addDays(date: string, days: number): string {
+  return new Date(timeOf(date) + days * dayMs).toISOString().slice(0, 10);
+}
+
+/** How many days from `from` to `to`, both included. */
+export const daysOf = (from: string, to: string) =>
+  Math.round((timeOf(to) - timeOf(from)) / dayMs) + 1;
+
+/** Why a range cannot be shown, each with its text in arProgram.errorRange; none when it can. */
+export type RangeRefusal = 'dates' | 'order' | 'length' | 'future';
+
+/**
+ * The one rule of a range, for the page before it asks and for the API: two days of the
+ * calendar, the first not after the last, at most longestRange days, and none after `today`.
+ */
+export function rangeRefusal(from: string, to: string, today: string): RangeRefusal | undefined {
+  if (Number.isNaN(timeOf(from)) || Number.isNaN(timeOf(to))) return 'dates';
+  if (from > to) return 'order';
+  if (daysOf(from, to) > longestRange) return 'length';
+  if (to > today) return 'future';
+  return undefined;
+}
+
+/** The first and last day of a period, as the API counts it, `today` its last for `days`. */
+export function periodDays(period: ProgramPeriod, today: string): { from: string; to: string } {
+  return 'days' in period ? { from: addDays(today, 1 - period.days), to: today } : period;
+}
+
+/** The period's query string, as the API and the page's address take it. */
+export function periodQuery(period: ProgramPeriod): string {
+  return 'days' in period ? `?days=${period.days}` : `?from=${period.from}&to=${period.to}`;
 }

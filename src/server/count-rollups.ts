@@ -15,7 +15,8 @@ import {
   type CountKey,
   type SummedCount,
 } from './counts';
-import { withKeepingLock, writeTransaction } from './db/dialect';
+import { longestRange } from '../domain/program-stats';
+import { databaseToday, withKeepingLock, writeTransaction } from './db/dialect';
 import { migrationNames } from './db/migrate';
 import type { CountRollupsTable, Database, Tables } from './db/schema';
 
@@ -47,8 +48,12 @@ const rulesVersion = createHash('sha256')
  */
 const settlingMs = 60_000;
 
-/** Kept days older than this are dropped: no period asks for them. */
-const keptDays = 100;
+/**
+ * Finished days are kept this far back, older ones dropped: the programme's page compares a
+ * range of up to a year (longestRange, 366 days) with the same number of days right before it.
+ * A day further back is counted live when a range asks for it.
+ */
+export const keptDays = 2 * longestRange;
 
 /** The rows of whole weeks (Monday to Sunday, UTC) kept by `name`, apart from its days'. */
 const weekly = (name: string) => `${name} weekly`;
@@ -169,14 +174,18 @@ export async function forgetCampaign(
     .execute();
 }
 
-/** A period's count by `by`, from `since` (a UTC day) to today, the finished days as kept. */
+/**
+ * A period's count by `by`, from `since` (a UTC day) to before `until` (the day after its last;
+ * the day after today when absent), the finished days as kept.
+ */
 export type CountPeriod = <K extends CountKey>(
   by: readonly K[],
   since: string,
   now: Date,
+  until?: string,
 ) => Promise<Count<K>[]>;
 
-/** The programme's counts over periods that end today, the finished days as kept. */
+/** The programme's counts over periods of days, the finished days as kept. */
 export interface CountPeriods {
   /**
    * Runs `read` in one read transaction on the counts' connection, so that its counts agree with
@@ -197,7 +206,9 @@ export function createCountPeriods(
       database.reads
         .transaction()
         .setIsolationLevel('repeatable read')
-        .execute((trx) => read((by, since, now) => countPeriod(trx, by, since, now, onUnkept))),
+        .execute((trx) =>
+          read((by, since, now, until) => countPeriod(trx, by, since, now, until, onUnkept)),
+        ),
   };
 }
 
@@ -206,20 +217,22 @@ async function countPeriod<K extends CountKey>(
   by: readonly K[],
   since: string,
   now: Date,
+  until: string = dayAfter(day(now.getTime())),
   onUnkept: () => void,
 ): Promise<Count<K>[]> {
   const live = day(now.getTime() - settlingMs);
-  const today = { since: live, until: dayAfter(day(now.getTime())) };
-  if (since >= live) return countAll(trx, by, { since, until: today.until });
+  if (since >= live) return countAll(trx, by, { since, until });
+  // The finished days of the period: up to the first day not final, or to its end.
+  const finished = until < live ? until : live;
   const keys = countKeys.filter((key) => (by as readonly CountKey[]).includes(key));
   const name = keys.join(',');
-  const days = daysFrom(since, live);
+  const days = daysFrom(since, finished);
   const changes = await changesOf(trx, days);
-  const kept = await keptAsNow(trx, [name, weekly(name)], since, live, changes);
+  const kept = await keptAsNow(trx, [name, weekly(name)], since, finished, changes);
   // A count by day is kept by days alone: a week's row would be one day of the chart.
   const weeks = keys.includes('day')
     ? []
-    : weeksFrom(since, live).filter((week) => kept.has(`${weekly(name)}|${week[0]}`));
+    : weeksFrom(since, finished).filter((week) => kept.has(`${weekly(name)}|${week[0]}`));
   const inWeeks = new Set(weeks.flat());
   const keptDays = days.filter((date) => !inWeeks.has(date) && kept.has(`${name}|${date}`));
   const unkept = days.filter((date) => !inWeeks.has(date) && !kept.has(`${name}|${date}`));
@@ -233,10 +246,10 @@ async function countPeriod<K extends CountKey>(
     )),
     ...(await readKept(trx, keys, name, keptDays)),
   ];
-  for (const run of [...runsOf(unkept), [today.since]]) {
-    const until = run[0] === today.since ? today.until : dayAfter(run.at(-1)!);
-    rows.push(...(await countKept(trx, by, { since: run[0], until })));
-  }
+  const counted = runsOf(unkept).map((run) => ({ since: run[0], until: dayAfter(run.at(-1)!) }));
+  // The days not final yet (today, and yesterday in its first minute), when the period has them.
+  if (until > live) counted.push({ since: live, until });
+  for (const range of counted) rows.push(...(await countKept(trx, by, range)));
   return addUpCounts(rows, by);
 }
 
@@ -318,7 +331,12 @@ async function keepDays(
   const weeks = weeksFrom(since, until).filter((week) =>
     names.some((name) => name.endsWith(' weekly') && !kept.has(`${name}|${week[0]}`)),
   );
-  if (unkept.length > 0) await markCounting(database, unkept);
+  // A write to a day before the database's today is marked by its trigger whatever is kept: only
+  // a day at or after it (the database's clock behind the app's) is marked as being counted
+  // first. So a first run marks none of its hundreds of empty days twice.
+  const databaseDay = await databaseToday(database, reads);
+  const unmarked = unkept.filter((date) => date >= databaseDay);
+  if (unmarked.length > 0) await markCounting(database, unmarked);
   // A day with nothing stored is kept with no rows, with the others in one transaction.
   const changes = await changesOf(reads, days);
   const empty = await withoutRows(reads, unkept);
@@ -341,10 +359,10 @@ async function keepDays(
 }
 
 /**
- * Counts a day once by every key and keeps it by each kept key. Marked as being counted first,
- * so that a write to it from then on is marked too; its changes read after that, and the count
- * after them: a write committed meanwhile leaves it kept as older than it is, so it is counted
- * again, never the other way.
+ * Counts a day once by every key and keeps it by each kept key. A write to it from then on is
+ * marked (by its trigger, or as it was marked as being counted first, keepDays); its changes
+ * read after that, and the count after them: a write committed meanwhile leaves it kept as
+ * older than it is, so it is counted again, never the other way.
  */
 async function keepDay(database: Database, reads: Kysely<Tables>, date: string): Promise<void> {
   const names = keptKeys.map((keys) => keys.join(','));
@@ -450,10 +468,13 @@ async function storeEmpty(
         )
         .execute();
     }
-    for (let start = 0; start < marks.length; start += 200) {
+    // A thousand rows of four parameters a statement: a first run keeps thousands of empty days.
+    for (let start = 0; start < marks.length; start += 1000) {
       await trx
         .insertInto('count_rollup_days')
-        .values(marks.slice(start, start + 200).map((mark) => ({ ...mark, version: rulesVersion })))
+        .values(
+          marks.slice(start, start + 1000).map((mark) => ({ ...mark, version: rulesVersion })),
+        )
         .onConflict((oc) =>
           oc.columns(['by', 'day']).doUpdateSet((eb) => ({
             version: eb.ref('excluded.version'),

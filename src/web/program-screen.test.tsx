@@ -59,6 +59,25 @@ const stats: ProgramStats = {
     flagged: 14,
     not_credited: 3,
   },
+  // Visits up a quarter, unique visitors the same, leads up from 1,000, contacted new, clients
+  // down a tenth from 100, conversion down from 12.5 %, the client rate up from 7 %.
+  previous: {
+    from: '2026-11-10',
+    to: '2026-11-16',
+    totals: {
+      visits: 10_000,
+      unique_visitors: 10_000,
+      leads: 1_000,
+      contacted: 0,
+      qualified: 120,
+      clients: 100,
+      lost: 35,
+      conversion_percent: 10,
+      client_percent: 10,
+      flagged: 0,
+      not_credited: 3,
+    },
+  },
   by_day: [...days, '2026-11-23'].map((date, index) => ({
     date,
     visits: 100 * index,

@@ -25,6 +25,34 @@ export const arProgram = {
   download: 'تنزيل ملف CSV للفترة',
   // The leads with a flag (docs/flags.md), decided or not; the not credited are arStats's.
   statFlagged: 'تسجيلات للمراجعة',
+  // The period's fifth choice, after arStats.statsPeriods: a range of days, from one date to
+  // another, both included.
+  periodRange: 'فترة محددة',
+  rangeFrom: 'من تاريخ',
+  rangeTo: 'إلى تاريخ',
+  rangeShow: 'عرض الفترة',
+  // Why a range cannot be shown: on the page before it asks, and the API's refusal (400).
+  errorRange: {
+    dates: 'يرجى اختيار تاريخ البداية وتاريخ النهاية',
+    order: 'يجب ألا يكون تاريخ البداية بعد تاريخ النهاية',
+    // The longest range: longestRange in domain/program-stats.ts.
+    length: 'لا يمكن أن تزيد الفترة على 366 يوماً',
+    future: 'لا يمكن اختيار تاريخ بعد اليوم',
+  },
+  // Under the totals: the period they are compared with, the same number of days right before.
+  previousPeriod: (dates: string) => `مقارنةً بالفترة السابقة: ${dates}`,
+  // A period's days: one, or the first and the last.
+  dates: (from: string, to: string) => (from === to ? from : `${from} – ${to}`),
+  // Beside each total: the previous period's figure, then the change.
+  previous: (value: string) => `السابقة: ${value}`,
+  // The change as drawn (an arrow, hidden from screen readers) and as said.
+  changeUp: (percent: string) => `زيادة ${percent} عن الفترة السابقة`,
+  changeDown: (percent: string) => `انخفاض ${percent} عن الفترة السابقة`,
+  changeNone: 'دون تغيير',
+  changeNoneSaid: 'دون تغيير عن الفترة السابقة',
+  // A total the previous period had none of: no percentage of nothing.
+  changeNew: 'جديد',
+  changeNewSaid: 'جديد: لا شيء منه في الفترة السابقة',
 } as const;
 
 // The review list (docs/flags.md): the flagged leads awaiting a decision on their credit, and

@@ -173,6 +173,19 @@ export async function withKeepingLock(
   });
 }
 
+/**
+ * The database's own UTC day (YYYY-MM-DD), by the clock its count triggers judge a written row's
+ * day by (migration count-day-triggers): a write to a day before it is always marked.
+ */
+export async function databaseToday(database: Database, db: Kysely<Tables>): Promise<string> {
+  const today =
+    database.kind === 'sqlite'
+      ? sql<string>`date('now')`
+      : sql<string>`to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD')`;
+  const { rows } = await sql<{ today: string }>`select ${today} as today`.execute(db);
+  return rows[0]!.today;
+}
+
 /** Whether a migration runs on PostgreSQL (a migration is given Kysely alone). */
 export function isPostgres(db: { getExecutor(): QueryExecutor }): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;

@@ -1,9 +1,10 @@
 import { SignJWT, type JWTPayload } from 'jose';
 import { expect, it } from 'vitest';
 import { arStats } from '../../domain/catalogue/marketer-stats';
+import { arProgram } from '../../domain/catalogue/program';
 import { ar } from '../../domain/catalogue/shared';
 import type { LeadStatus } from '../../domain/lead-status';
-import type { ProgramStats } from '../../domain/program-stats';
+import { longestRange, type ProgramStats } from '../../domain/program-stats';
 import { buildPayload, registrationSchema } from '../../domain/registration';
 import { buildTestApp, describeOnBackends } from '../../../testing/server-test-helpers';
 import { otherCampaign } from '../campaigns';
@@ -125,7 +126,12 @@ describeOnBackends('on $name', (backend) => {
     const body = response.json<ProgramStats>();
     const person = /سارة|9665|@/;
     expect(JSON.stringify(body)).not.toMatch(person);
-    expect(body).toMatchObject({ days: 7, from: '2026-11-20', to: '2026-11-26' });
+    expect(body).toMatchObject({
+      days: 7,
+      from: '2026-11-20',
+      to: '2026-11-26',
+      previous: { from: '2026-11-13', to: '2026-11-19' },
+    });
     expect(body.totals).toEqual({
       visits: 4,
       unique_visitors: 4,
@@ -489,6 +495,192 @@ describeOnBackends('on $name', (backend) => {
     expect(await marketer7()).toMatchObject({ leads: 101, clients: 1 });
     // Undone by hand, for the check every test ends with.
     await db.deleteFrom('count_rollup_days').where('by', '=', 'marketing_id weekly').execute();
+  });
+
+  it('answers the totals of the same number of days right before the period, counted alike', async () => {
+    const test = await start();
+    // Before the 7 days that end on the 26th: marketer 9's two leads on the 16th, one a client,
+    // and a visit to its link on the 18th.
+    clock.now = new Date('2026-11-16T10:00:00Z');
+    for (const phone of ['966500000091', '966500000092']) {
+      await test.services.registrations.register(
+        registrationSchema.parse(
+          buildPayload({ name: 'سارة', email: '', phone }, { marketingId: '9' }),
+        ),
+        clock.now,
+        'api',
+      );
+    }
+    const lead = await test.services.database.db
+      .selectFrom('registrations')
+      .select('id')
+      .where('marketing_id', '=', '9')
+      .executeTakeFirstOrThrow();
+    await test.services.leadStatuses.change(lead, 'client', 'api', clock.now);
+    clock.now = new Date('2026-11-18T10:00:00Z');
+    await test.app.inject({
+      url: '/register/register-client/premium_reco/9',
+      remoteAddress: '198.51.100.7',
+      headers: { 'user-agent': agent },
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    await test.services.visits.flush();
+    clock.now = new Date('2026-11-20T12:00:00Z');
+    await withProgramme(test);
+    const admin = await token();
+
+    const week = (await test.stats(admin, '?days=7')).json<ProgramStats>();
+    expect(week.previous).toEqual({
+      from: '2026-11-13',
+      to: '2026-11-19',
+      totals: {
+        visits: 1,
+        unique_visitors: 1,
+        leads: 2,
+        contacted: 0,
+        qualified: 0,
+        clients: 1,
+        lost: 0,
+        conversion_percent: 200,
+        client_percent: 50,
+        flagged: 0,
+        not_credited: 0,
+      },
+    });
+    // The previous period of one is the period itself a week earlier, counted the same way.
+    const before = (await test.stats(admin, '?from=2026-11-13&to=2026-11-19')).json<ProgramStats>();
+    expect(before.totals).toEqual(week.previous.totals);
+    expect(before.previous).toMatchObject({ from: '2026-11-06', to: '2026-11-12' });
+    expect(before.previous.totals).toMatchObject({ visits: 0, leads: 0, clients: 0 });
+    // Today against yesterday: the 26th's one lead, the 25th's none.
+    const today = (await test.stats(admin, '?days=1')).json<ProgramStats>();
+    expect(today).toMatchObject({ days: 1, from: '2026-11-26', to: '2026-11-26' });
+    expect(today.previous).toMatchObject({ from: '2026-11-25', to: '2026-11-25' });
+    expect(today.previous.totals).toMatchObject({ visits: 0, leads: 0 });
+    expect(today.totals).toMatchObject({ visits: 1, leads: 1 });
+  });
+
+  it('answers a range of days, both ends included, and leaves out the days after it', async () => {
+    const test = await start();
+    await withProgramme(test);
+    const admin = await token();
+    const range = (await test.stats(admin, '?from=2026-11-21&to=2026-11-24')).json<ProgramStats>();
+    expect(range).toMatchObject({ days: 4, from: '2026-11-21', to: '2026-11-24' });
+    expect(range.by_day.map((day) => day.date)).toEqual([
+      '2026-11-21',
+      '2026-11-22',
+      '2026-11-23',
+      '2026-11-24',
+    ]);
+    // The 24th's four leads and three visits; not the 26th's lead (after it) nor the 20th's.
+    expect(range.totals).toMatchObject({ visits: 3, leads: 4, clients: 1, lost: 1 });
+    expect(range.marketers.map((row) => [row.marketing_id, row.leads])).toEqual([
+      ['42', 2],
+      ['43', 1],
+      [null, 1],
+    ]);
+    expect(range.previous).toMatchObject({ from: '2026-11-17', to: '2026-11-20' });
+    expect(range.previous.totals).toMatchObject({ leads: 1, visits: 0 });
+    // The same days counted again once kept: the same answer.
+    await keptAsNow(test, finished);
+    expect((await test.stats(admin, '?from=2026-11-21&to=2026-11-24')).json()).toEqual(range);
+    // A range that ends today is the period that ends today; 366 days is the longest.
+    const last = (await test.stats(admin, '?from=2026-11-20&to=2026-11-26')).json<ProgramStats>();
+    expect(last).toEqual((await test.stats(admin, '?days=7')).json());
+    const year = await test.stats(admin, '?from=2025-11-26&to=2026-11-26');
+    expect(year.statusCode).toBe(200);
+    expect(year.json<ProgramStats>()).toMatchObject({ days: 366, totals: { leads: 6 } });
+    expect(year.json<ProgramStats>().by_day).toHaveLength(366);
+  });
+
+  it('refuses a range it cannot show, each with its reason in Arabic', async () => {
+    const { stats } = await start();
+    clock.now = new Date('2026-11-26T08:00:00Z');
+    const admin = await token();
+    const refusals = {
+      '?from=2026-11-24&to=2026-11-20': arProgram.errorRange.order,
+      '?from=2026-02-30&to=2026-03-02': arProgram.errorRange.dates,
+      '?from=24-11-2026&to=2026-11-25': arProgram.errorRange.dates,
+      '?from=2026-11-20': arProgram.errorRange.dates,
+      '?to=2026-11-20': arProgram.errorRange.dates,
+      '?from=2025-11-24&to=2026-11-25': arProgram.errorRange.length,
+      '?from=2026-11-20&to=2026-11-27': arProgram.errorRange.future,
+      '?days=7&from=2026-11-20&to=2026-11-24': arStats.errorPeriod,
+      '?from=2026-11-20&from=2026-11-21&to=2026-11-24': arStats.errorPeriod,
+    };
+    for (const [query, error] of Object.entries(refusals)) {
+      const response = await stats(admin, query);
+      expect(response.statusCode, query).toBe(400);
+      expect(response.json(), query).toEqual({ error });
+    }
+    expect(arProgram.errorRange.length).toContain(String(longestRange));
+  });
+
+  it('keeps the days a range and its previous period reach, 700 days back, and reads them as kept', async () => {
+    const test = await start();
+    const { db } = test.services.database;
+    // 700 days before the 26th of November 2026: marketer 9's two leads, one a client.
+    const longAgo = '2024-12-26';
+    clock.now = new Date(`${longAgo}T09:00:00Z`);
+    for (const phone of ['966500000091', '966500000092']) {
+      await test.services.registrations.register(
+        registrationSchema.parse(
+          buildPayload({ name: 'سارة', email: '', phone }, { marketingId: '9' }),
+        ),
+        clock.now,
+        'api',
+      );
+    }
+    const lead = await db
+      .selectFrom('registrations')
+      .select('id')
+      .where('marketing_id', '=', '9')
+      .executeTakeFirstOrThrow();
+    await test.services.leadStatuses.change(lead, 'client', 'api', clock.now);
+    clock.now = new Date('2026-11-26T08:00:00Z');
+    const admin = await token();
+    const around = '?from=2024-12-20&to=2025-01-10';
+    const numbers = async (query: string) => (await test.stats(admin, query)).json<ProgramStats>();
+    const live = await numbers(around);
+    expect(live.totals).toMatchObject({ leads: 2, clients: 1 });
+    expect(live.marketers).toEqual([expect.objectContaining({ marketing_id: '9', leads: 2 })]);
+    expect(live.by_day.find((day) => day.date === longAgo)).toMatchObject({ leads: 2, clients: 1 });
+    // The year that ends today: that day is in its previous period.
+    const year = await numbers('?from=2025-11-26&to=2026-11-26');
+    expect(year.previous).toMatchObject({ from: '2024-11-25', to: '2025-11-25' });
+    expect(year.previous.totals).toMatchObject({ leads: 2, clients: 1 });
+
+    // Kept in the background: its day by every key, and its week (Monday the 23rd) by the keys
+    // that are not the day.
+    const monday = '2024-12-23';
+    const keptWeek = async (by: string) =>
+      (
+        await db
+          .selectFrom('count_rollup_days')
+          .select('version')
+          .where('by', '=', by)
+          .where('day', '=', monday)
+          .executeTakeFirst()
+      )?.version ?? '';
+    await expect.poll(() => keptWeek('marketing_id weekly'), { timeout: 20_000 }).not.toBe('');
+    await expect.poll(() => keptWeek('package_key weekly'), { timeout: 20_000 }).not.toBe('');
+    expect(await numbers(around)).toEqual(live);
+    // Read as kept: the week's rows, altered by hand, show (the marketers by week, the previous
+    // period's totals by package).
+    const alter = (by: string) =>
+      db
+        .updateTable('count_rollups')
+        .set((eb) => ({ leads: eb('leads', '+', 100) }))
+        .where('by', '=', by)
+        .where('day', '=', monday)
+        .execute();
+    await alter('marketing_id weekly');
+    expect((await numbers(around)).marketers[0]).toMatchObject({ marketing_id: '9', leads: 102 });
+    await alter('package_key weekly');
+    expect((await numbers('?from=2025-11-26&to=2026-11-26')).previous.totals.leads).toBe(102);
+    // Undone by hand, for the check every test ends with.
+    await db.deleteFrom('count_rollup_days').where('day', '=', monday).execute();
+    expect((await numbers(around)).marketers[0]).toMatchObject({ leads: 2 });
   });
 
   it('names a campaign past a link’s limit "other", with null fields', async () => {

@@ -1,10 +1,14 @@
 import { percent } from '../../domain/conversion';
-import type { StatsPeriod } from '../../domain/marketer-stats';
-import type { ProgramNumbers, ProgramStats } from '../../domain/program-stats';
+import {
+  addDays,
+  daysOf,
+  type ProgramNumbers,
+  type ProgramStats,
+  type ProgramTotals,
+} from '../../domain/program-stats';
 import { otherCampaign } from '../campaigns';
 import type { CountPeriods } from '../count-rollups';
 import { compareIds, countColumns, type Count, type Counts } from '../counts';
-import { firstDay } from './marketer-stats';
 
 const numbers = (row: Counts): ProgramNumbers => ({
   visits: row.visits,
@@ -27,41 +31,52 @@ function ranked<Row extends Counts>(rows: Row[], name: (row: Row) => string | nu
   );
 }
 
+/** The totals of a period: its rows (by any one key) added up, with the leads' outcomes. */
+function totalsOf(rows: Counts[]): ProgramTotals {
+  const totals = Object.fromEntries(countColumns.map((column) => [column, 0])) as Counts;
+  for (const row of rows) for (const column of countColumns) totals[column] += row[column];
+  return {
+    ...numbers(totals),
+    contacted: totals.contacted,
+    qualified: totals.qualified,
+    lost: totals.lost,
+  };
+}
+
 /**
- * The whole programme's numbers over a period that ends today, each table from the one count
- * (countAll, its finished days as kept: CountPeriods), as `npm run report -- --since` counts them: the totals, every day (zeros
- * included, oldest first), the marketers with leads (the general links as one of them), the
- * campaigns and the packages.
+ * The whole programme's numbers over a period of days (`from` to `to`, UTC, both included),
+ * each table from the one count (countAll, its finished days as kept: CountPeriods), as
+ * `npm run report -- --since` counts them: the totals, and those of the same number of days
+ * right before, every day (zeros included, oldest first), the marketers with leads (the general
+ * links as one of them), the campaigns and the packages.
  */
 export async function buildProgramStats(
   periods: CountPeriods,
-  days: StatsPeriod,
+  { from, to }: { from: string; to: string },
   now: Date,
 ): Promise<ProgramStats> {
-  const since = firstDay(days, now);
-  // One after the other on one connection: one answer takes one of the counts' connections.
-  const [byDay, marketers, campaigns, packages] = await periods.read(async (count) => [
-    await count(['day'], since, now),
-    await count(['marketing_id'], since, now),
-    await count(['utm_source', 'utm_campaign'], since, now),
-    await count(['package_key'], since, now),
+  const days = daysOf(from, to);
+  const until = addDays(to, 1);
+  const previous = { from: addDays(from, -days), to: addDays(from, -1) };
+  // One after the other on one connection: one answer takes one of the counts' connections,
+  // and the two periods agree with each other. The previous period needs its totals alone: by
+  // package, the key whose finished weeks are a few rows each.
+  const [byDay, marketers, campaigns, packages, before] = await periods.read(async (count) => [
+    await count(['day'], from, now, until),
+    await count(['marketing_id'], from, now, until),
+    await count(['utm_source', 'utm_campaign'], from, now, until),
+    await count(['package_key'], from, now, until),
+    await count(['package_key'], previous.from, now, from),
   ]);
-  const totals = Object.fromEntries(countColumns.map((column) => [column, 0])) as Counts;
-  for (const row of byDay) for (const column of countColumns) totals[column] += row[column];
   const counted = new Map(byDay.map((row) => [row.day, row]));
-  const to = now.toISOString().slice(0, 10);
   return {
     days,
-    from: since,
+    from,
     to,
-    totals: {
-      ...numbers(totals),
-      contacted: totals.contacted,
-      qualified: totals.qualified,
-      lost: totals.lost,
-    },
+    totals: totalsOf(byDay),
+    previous: { ...previous, totals: totalsOf(before) },
     by_day: Array.from({ length: days }, (_, day) => {
-      const date = firstDay((days - day) as StatsPeriod, now);
+      const date = addDays(from, day);
       const row = counted.get(date);
       return {
         date,

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { arStats } from '../../domain/catalogue/marketer-stats';
 import { arProgram, arReview } from '../../domain/catalogue/program';
 import { ar } from '../../domain/catalogue/shared';
-import { marketerStatsPath, statsPeriods } from '../../domain/marketer-stats';
+import { marketerStatsPath, statsPeriods, type StatsPeriod } from '../../domain/marketer-stats';
 import {
   leadFlags,
   reviewListPath,
@@ -13,7 +13,7 @@ import {
   reviewPageLength,
 } from '../../domain/lead-review';
 import { marketingIdPattern } from '../../domain/registration';
-import { programStatsPath } from '../../domain/program-stats';
+import { periodDays, programStatsPath, rangeRefusal } from '../../domain/program-stats';
 import { storable } from '../../domain/registration';
 import type { Database } from '../db/schema';
 import type { MarketerAuthConfig } from '../env';
@@ -103,11 +103,23 @@ const refusals: Record<string, RefusalTexts> = {
   },
 };
 
+const periodNames = statsPeriods.map(String) as [string, ...string[]];
 const query = z.object({
   days: z
-    .enum(statsPeriods.map(String) as [string, ...string[]])
+    .enum(periodNames)
     .default('30')
-    .transform((days) => Number(days) as (typeof statsPeriods)[number]),
+    .transform((days) => Number(days) as StatsPeriod),
+});
+// One period, of one of the two kinds: the last `days`, or a range `from` and `to` (each one
+// string at most: a parameter given twice is an array, refused). A range's dates are judged by
+// the handler, against the app's clock: rangeRefusal.
+const programQuery = z.object({
+  days: z
+    .enum(periodNames)
+    .transform((days) => Number(days) as StatsPeriod)
+    .optional(),
+  from: z.string().optional(),
+  to: z.string().optional(),
 });
 
 type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
@@ -227,8 +239,22 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
 
   app.get(
     programStatsPath.slice('/api'.length),
-    { ...forRoles(config.programRoles, 'program'), schema: { querystring: query } },
-    async (request) => buildProgramStats(periods, request.query.days, now()),
+    { ...forRoles(config.programRoles, 'program'), schema: { querystring: programQuery } },
+    async (request, reply) => {
+      const { days, from, to } = request.query;
+      const today = now();
+      const date = today.toISOString().slice(0, 10);
+      if (from === undefined && to === undefined) {
+        return buildProgramStats(periods, periodDays({ days: days ?? 30 }, date), today);
+      }
+      const refusal = days === undefined ? rangeRefusal(from ?? '', to ?? '', date) : 'both';
+      if (refusal !== undefined) {
+        request.log.info({ refusal }, "programme's numbers refused: the range");
+        const error = refusal === 'both' ? arStats.errorPeriod : arProgram.errorRange[refusal];
+        return reply.code(400).send({ error });
+      }
+      return buildProgramStats(periods, { from: from!, to: to! }, today);
+    },
   );
 
   app.get(
