@@ -5,6 +5,7 @@ import {
   marketerStatsPath,
   type LinkNumbers,
   type MarketerStats,
+  type StatsPeriod,
   type TeamMember,
 } from '../domain/marketer-stats';
 import { packageLabel } from '../domain/packages';
@@ -20,7 +21,12 @@ import { ConversionTotal, Total } from './stats-total';
  * the browser. Loaded with import() by the link page only.
  */
 export function MarketerStatsSection({ storageKey }: { storageKey: string }) {
-  const period = usePeriodStats<MarketerStats>(marketerStatsPath, storageKey);
+  const period = usePeriodStats<MarketerStats, StatsPeriod>(
+    marketerStatsPath,
+    storageKey,
+    30,
+    (days) => `?days=${days}`,
+  );
   const { loaded } = period;
   // Refused (no token, another role, the feature off): the section is not shown.
   if (loaded.kind === 'refused') return null;
@@ -32,7 +38,12 @@ export function MarketerStatsSection({ storageKey }: { storageKey: string }) {
       aria-busy={loaded.kind === 'loading'}
     >
       <h2 id="stats-heading">{arStats.heading}</h2>
-      <PeriodControls {...period} />
+      <PeriodControls
+        days={period.period}
+        setDays={period.setPeriod}
+        loaded={loaded}
+        retry={period.retry}
+      />
       {loaded.kind === 'stats' && <Numbers stats={loaded.stats} />}
       {loaded.kind === 'stats' && loaded.stats.team !== undefined && (
         <Team members={loaded.stats.team} totals={loaded.stats.team_totals} />

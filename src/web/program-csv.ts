@@ -20,6 +20,10 @@ const header = [
   'flagged',
   'not_credited',
   'notes',
+  // The period, on every row: a file sent on, or its rows pasted into another sheet, still says
+  // which days it counts.
+  'from',
+  'to',
 ].join(',');
 
 // The campaigns past a link's limit, as the report names them in its CSV.
@@ -29,7 +33,12 @@ const rate = (value: number | null) => value?.toFixed(1) ?? '';
 
 // Never a conversion above 100 % (domain/conversion.ts): where the leads outnumber the visitors
 // the cell is empty and the row's notes say why, in the page's words.
-function line(table: string, labels: (string | null)[], row: ProgramNumbers): string {
+function line(
+  table: string,
+  labels: (string | null)[],
+  row: ProgramNumbers,
+  { from, to }: Pick<ProgramStats, 'from' | 'to'>,
+): string {
   const moreLeads = conversion(row).kind === 'more_leads';
   return [
     table,
@@ -43,17 +52,22 @@ function line(table: string, labels: (string | null)[], row: ProgramNumbers): st
     row.flagged,
     row.not_credited,
     csvCell(moreLeads ? arStats.conversionMoreLeadsNote : null),
+    from,
+    to,
   ].join(',');
 }
 
 /**
  * The period's marketers, campaigns and packages as a CSV file that Excel opens as it is (UTF-8
- * with a byte order mark, CRLF); null is an empty cell, as in the report.
+ * with a byte order mark, CRLF), each row with the period's first and last day; null is an
+ * empty cell, as in the report.
  */
 export function programCsv(stats: ProgramStats): string {
   return csvText([
     header,
-    ...stats.marketers.map((row) => line('marketers', [row.marketing_id, null, null, null], row)),
+    ...stats.marketers.map((row) =>
+      line('marketers', [row.marketing_id, null, null, null], row, stats),
+    ),
     ...stats.campaigns.map((row) =>
       line(
         'campaigns',
@@ -61,9 +75,12 @@ export function programCsv(stats: ProgramStats): string {
           ? [null, otherCampaigns, otherCampaigns, null]
           : [null, row.utm_source, row.utm_campaign, null],
         row,
+        stats,
       ),
     ),
-    ...stats.packages.map((row) => line('packages', [null, null, null, row.package_key], row)),
+    ...stats.packages.map((row) =>
+      line('packages', [null, null, null, row.package_key], row, stats),
+    ),
   ]);
 }
 

@@ -13,8 +13,8 @@ import {
 } from '../domain/lead-review';
 import { marketerStatsMeta } from '../domain/marketer-stats';
 import { packageLabels } from '../domain/packages';
-import type { ProgramNumbers, ProgramStats } from '../domain/program-stats';
-import { formatDate, formatTime } from './stats-format';
+import { addDays, type ProgramNumbers, type ProgramStats } from '../domain/program-stats';
+import { formatDate, formatFullDate, formatRate, formatTime } from './stats-format';
 import { renderApp } from './test-helpers';
 
 const path = '/register/program';
@@ -179,6 +179,8 @@ function removeMeta() {
 }
 beforeEach(removeMeta);
 afterEach(removeMeta);
+// The page writes its period into the address: each test opens the page at its own.
+afterEach(() => window.history.replaceState(null, '', '/'));
 
 async function openPage(answer: ProgramStats = stats) {
   turnOn();
@@ -248,6 +250,154 @@ describe('the programme page', () => {
     await waitFor(() =>
       expect(fetch).toHaveBeenLastCalledWith('/api/program/stats?days=7', expect.anything()),
     );
+  });
+
+  it('compares each total with the previous period: an arrow and a percentage, said in words, or new', async () => {
+    await openPage();
+    /** A total's comparison: what is drawn, what a screen reader says, and the figure before. */
+    const compared = (label: string) => {
+      const change = screen
+        .getByText(label, { selector: 'dt' })
+        .parentElement!.querySelector('dd.change')!;
+      const drawn = change.querySelector('[aria-hidden="true"]');
+      return {
+        drawn: drawn?.textContent ?? null,
+        said: change.querySelector('.visually-hidden')?.textContent ?? null,
+        before: change.querySelector('.before')?.textContent,
+      };
+    };
+    const percent = (value: number) => formatRate(value);
+    expect(compared(arStats.statVisits)).toEqual({
+      drawn: `↑ ${percent(25)}`,
+      said: arProgram.changeUp(percent(25)),
+      before: arProgram.previous('10,000'),
+    });
+    expect(compared(arStats.statUniqueVisitors)).toEqual({
+      drawn: arProgram.changeNone,
+      said: arProgram.changeNoneSaid,
+      before: arProgram.previous('10,000'),
+    });
+    expect(compared(arStats.statSignUps).said).toBe(arProgram.changeUp(percent(25)));
+    // None contacted in the previous period: new, not a percentage of nothing.
+    expect(compared(arProgram.statContacted)).toEqual({
+      drawn: arProgram.changeNew,
+      said: arProgram.changeNewSaid,
+      before: arProgram.previous('0'),
+    });
+    expect(compared(arStats.statClients)).toEqual({
+      drawn: `↓ ${percent(10)}`,
+      said: arProgram.changeDown(percent(10)),
+      before: arProgram.previous('100'),
+    });
+    // Rates change by a share of the previous rate too: 10 % to 12.5 % is a quarter up.
+    expect(compared(arStats.statConversion)).toEqual({
+      drawn: `↑ ${percent(25)}`,
+      said: arProgram.changeUp(percent(25)),
+      before: arProgram.previous(percent(10)),
+    });
+    expect(compared(arStats.statClientRate).said).toBe(arProgram.changeDown(percent(28)));
+    expect(compared(arProgram.statFlagged).drawn).toBe(arProgram.changeNew);
+    expect(compared(arStats.statNotCredited).said).toBe(arProgram.changeNoneSaid);
+    // The arrows are drawn only: a screen reader reads the words.
+    for (const arrow of screen.getAllByText(/^[↑↓]/)) {
+      expect(arrow).toHaveAttribute('aria-hidden', 'true');
+    }
+    expect(
+      screen.getByText(
+        arProgram.previousPeriod(
+          arProgram.dates(formatFullDate('2026-11-10'), formatFullDate('2026-11-16')),
+        ),
+      ),
+    ).toBeVisible();
+  });
+
+  it('tells no change of a rate that either period has not, and gives the previous one as it was', async () => {
+    const before = { ...stats.previous.totals, unique_visitors: 0, conversion_percent: null };
+    await openPage({ ...stats, previous: { ...stats.previous, totals: before } });
+    const change = screen
+      .getByText(arStats.statConversion, { selector: 'dt' })
+      .parentElement!.querySelector('dd.change')!;
+    // The previous period had leads and no visitors: its conversion in words, no arrow.
+    expect(change).toHaveTextContent(arProgram.previous(arStats.conversionMoreLeads));
+    expect(change.querySelector('[aria-hidden="true"]')).toBeNull();
+  });
+
+  it('opens the range the address names, and writes each period chosen into it', async () => {
+    turnOn();
+    window.history.replaceState(null, '', `${path}?from=2026-11-01&to=2026-11-15`);
+    const fetch = stubFetch(() => json(stats));
+    renderApp(path);
+    await screen.findByText(arProgram.statLost);
+    expect(fetch).toHaveBeenCalledWith(
+      '/api/program/stats?from=2026-11-01&to=2026-11-15',
+      expect.anything(),
+    );
+    const period = screen.getByRole('combobox', { name: arStats.fieldPeriod });
+    expect(period).toHaveDisplayValue(arProgram.periodRange);
+    expect(screen.getByLabelText(arProgram.rangeFrom)).toHaveValue('2026-11-01');
+    expect(screen.getByLabelText(arProgram.rangeTo)).toHaveValue('2026-11-15');
+
+    fireEvent.change(period, { target: { value: '90' } });
+    await waitFor(() =>
+      expect(fetch).toHaveBeenLastCalledWith('/api/program/stats?days=90', expect.anything()),
+    );
+    expect(window.location.search).toBe('?days=90');
+    expect(screen.queryByLabelText(arProgram.rangeFrom)).toBeNull();
+
+    // A range: its two dates, shown once pressed.
+    fireEvent.change(period, { target: { value: 'range' } });
+    fireEvent.change(screen.getByLabelText(arProgram.rangeFrom), {
+      target: { value: '2026-10-01' },
+    });
+    fireEvent.change(screen.getByLabelText(arProgram.rangeTo), { target: { value: '2026-10-31' } });
+    fireEvent.click(screen.getByRole('button', { name: arProgram.rangeShow }));
+    await waitFor(() =>
+      expect(fetch).toHaveBeenLastCalledWith(
+        '/api/program/stats?from=2026-10-01&to=2026-10-31',
+        expect.anything(),
+      ),
+    );
+    expect(window.location.search).toBe('?from=2026-10-01&to=2026-10-31');
+  });
+
+  it('refuses a range it cannot show before asking, and says why beside its dates', async () => {
+    const fetch = await openPage();
+    const asked = fetch.mock.calls.length;
+    fireEvent.change(screen.getByRole('combobox', { name: arStats.fieldPeriod }), {
+      target: { value: 'range' },
+    });
+    const [from, to] = [
+      screen.getByLabelText(arProgram.rangeFrom),
+      screen.getByLabelText(arProgram.rangeTo),
+    ];
+    const show = screen.getByRole('button', { name: arProgram.rangeShow });
+    const today = new Date().toISOString().slice(0, 10);
+    const refusals: [string, string, string][] = [
+      ['2026-10-31', '2026-10-01', arProgram.errorRange.order],
+      ['', '2026-10-01', arProgram.errorRange.dates],
+      ['2024-01-01', '2025-01-01', arProgram.errorRange.length],
+      [today, addDays(today, 1), arProgram.errorRange.future],
+    ];
+    for (const [first, last, error] of refusals) {
+      fireEvent.change(from, { target: { value: first } });
+      fireEvent.change(to, { target: { value: last } });
+      fireEvent.click(show);
+      expect(screen.getByRole('alert')).toHaveTextContent(error);
+      expect(from).toHaveAccessibleDescription(error);
+      expect(to).toHaveAttribute('aria-invalid', 'true');
+    }
+    expect(fetch.mock.calls.length).toBe(asked);
+  });
+
+  it('shows 30 days for a range in the address it cannot show, with the range and why', async () => {
+    turnOn();
+    window.history.replaceState(null, '', `${path}?from=2026-11-15&to=2026-11-01`);
+    const fetch = stubFetch(() => json(stats));
+    renderApp(path);
+    await screen.findByText(arProgram.statLost);
+    expect(fetch).toHaveBeenCalledWith('/api/program/stats?days=30', expect.anything());
+    expect(screen.getByRole('alert')).toHaveTextContent(arProgram.errorRange.order);
+    expect(screen.getByLabelText(arProgram.rangeFrom)).toHaveValue('2026-11-15');
   });
 
   it('draws every day with dates on the axis and a legend, and the same numbers as a table', async () => {
@@ -356,13 +506,19 @@ describe('the programme page', () => {
     expect(saved).toEqual({ href: 'blob:program', download: 'program_2026-11-17_2026-11-23.csv' });
     expect(lines.at(-1)).toBe('');
     expect(lines[0]).toBe(
-      'table,marketing_id,utm_source,utm_campaign,package_key,visits,unique_visitors,leads,clients,conversion_percent,client_percent,flagged,not_credited,notes',
+      'table,marketing_id,utm_source,utm_campaign,package_key,visits,unique_visitors,leads,clients,conversion_percent,client_percent,flagged,not_credited,notes,from,to',
     );
-    expect(lines[1]).toBe('marketers,m-1,,,,600,480,60,1,12.5,1.7,0,0,');
-    expect(lines).toContain('marketers,,,,,30,24,3,0,12.5,0.0,0,1,');
-    expect(lines).toContain(`campaigns,,"'=HYPERLINK(""x"")",,,50,40,5,1,12.5,20.0,2,1,`);
-    expect(lines).toContain('campaigns,,(other),(other),,40,32,4,0,12.5,0.0,1,0,');
-    expect(lines).toContain('packages,,,,premium_reco,100,80,10,4,12.5,40.0,1,0,');
+    expect(lines[1]).toBe('marketers,m-1,,,,600,480,60,1,12.5,1.7,0,0,,2026-11-17,2026-11-23');
+    expect(lines).toContain('marketers,,,,,30,24,3,0,12.5,0.0,0,1,,2026-11-17,2026-11-23');
+    expect(lines).toContain(
+      `campaigns,,"'=HYPERLINK(""x"")",,,50,40,5,1,12.5,20.0,2,1,,2026-11-17,2026-11-23`,
+    );
+    expect(lines).toContain(
+      'campaigns,,(other),(other),,40,32,4,0,12.5,0.0,1,0,,2026-11-17,2026-11-23',
+    );
+    expect(lines).toContain(
+      'packages,,,,premium_reco,100,80,10,4,12.5,40.0,1,0,,2026-11-17,2026-11-23',
+    );
     expect(lines).toHaveLength(1 + 56 + 4 + 2 + 1);
   });
 
@@ -424,10 +580,12 @@ describe('the programme page', () => {
     it('leaves the rate out of the CSV and says why in the row’s notes', async () => {
       await openPage(answer);
       const { lines } = await download();
-      expect(lines[1]).toBe(`marketers,m-1,,,,1,1,2,1,,1.7,0,0,${arStats.conversionMoreLeadsNote}`);
-      expect(lines[2]).toBe('marketers,m-2,,,,590,472,59,2,12.5,3.4,2,1,');
+      expect(lines[1]).toBe(
+        `marketers,m-1,,,,1,1,2,1,,1.7,0,0,${arStats.conversionMoreLeadsNote},2026-11-17,2026-11-23`,
+      );
+      expect(lines[2]).toBe('marketers,m-2,,,,590,472,59,2,12.5,3.4,2,1,,2026-11-17,2026-11-23');
       expect(lines).toContain(
-        `campaigns,,crm,,,0,0,3,2,,10.0,2,0,${arStats.conversionMoreLeadsNote}`,
+        `campaigns,,crm,,,0,0,3,2,,10.0,2,0,${arStats.conversionMoreLeadsNote},2026-11-17,2026-11-23`,
       );
     });
 

@@ -4,17 +4,32 @@ import { arProgram } from '../domain/catalogue/program';
 import { ar } from '../domain/catalogue/shared';
 import { conversion } from '../domain/conversion';
 import { packageLabel } from '../domain/packages';
-import { programStatsPath, type ProgramNumbers, type ProgramStats } from '../domain/program-stats';
+import {
+  periodQuery,
+  programStatsPath,
+  type ProgramNumbers,
+  type ProgramPeriod,
+  type ProgramStats,
+  type ProgramTotals,
+} from '../domain/program-stats';
 import { LicenceLine } from './brand-header';
 import { DailyChart } from './daily-chart';
-import { PeriodControls } from './period-controls';
 import { usePeriodStats } from './use-period-stats';
 import { platformTokenKey } from './platform-token';
 import { programCsv, programCsvName } from './program-csv';
+import { firstPeriod, utcToday } from './program-period';
+import { ProgramPeriodControls } from './program-period-controls';
 import { ReviewList } from './review-list';
 import { ScrollingTable } from './scrolling-table';
-import { anyMoreLeads, formatConversion, formatNumber, formatRate } from './stats-format';
+import {
+  anyMoreLeads,
+  formatConversion,
+  formatFullDate,
+  formatNumber,
+  formatRate,
+} from './stats-format';
 import { ConversionTotal, Total } from './stats-total';
+import { TotalChange } from './total-change';
 
 const refusals: Record<number, string> = {
   401: arProgram.errorSignIn,
@@ -45,7 +60,15 @@ export function ProgramScreen() {
 }
 
 function Program({ storageKey }: { storageKey: string }) {
-  const period = usePeriodStats<ProgramStats>(programStatsPath, storageKey);
+  const today = utcToday();
+  // The address's period, read once: from then on the page writes it.
+  const [first] = useState(() => firstPeriod(window.location.search, today));
+  const period = usePeriodStats<ProgramStats, ProgramPeriod>(
+    programStatsPath,
+    storageKey,
+    first.period,
+    periodQuery,
+  );
   const { loaded } = period;
   // The review list comes under the numbers once their first answer is in: shown before it,
   // the list would be pushed down the page when they came (a layout shift).
@@ -63,7 +86,14 @@ function Program({ storageKey }: { storageKey: string }) {
   return (
     <>
       <div aria-busy={loaded.kind === 'loading'}>
-        <PeriodControls {...period} />
+        <ProgramPeriodControls
+          period={period.period}
+          choose={period.setPeriod}
+          loaded={loaded}
+          retry={period.retry}
+          today={today}
+          refused={first.refused}
+        />
         {loaded.kind === 'stats' && <Report stats={loaded.stats} />}
       </div>
       {answered && <ReviewList storageKey={storageKey} />}
@@ -86,26 +116,80 @@ function download(stats: ProgramStats) {
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
+/** A conversion as a rate, or none where it is not one (no visitors, or leads past them). */
+function conversionRate(numbers: ProgramTotals): number | null {
+  const shown = conversion(numbers);
+  return shown.kind === 'rate' ? shown.percent : null;
+}
+
+/** A count of the totals, with the previous period's beside it and the change. */
+function CountTotal({
+  label,
+  count,
+  previous,
+}: {
+  label: string;
+  count: number;
+  previous: number;
+}) {
+  return (
+    <Total label={label} value={formatNumber(count)}>
+      <TotalChange current={count} previous={previous} shown={formatNumber(previous)} />
+    </Total>
+  );
+}
+
 function Report({ stats }: { stats: ProgramStats }) {
-  const { totals } = stats;
+  const { totals, previous } = stats;
+  const before = previous.totals;
   if (totals.visits === 0 && totals.leads === 0) {
     return <p className="message">{arStats.statsEmpty}</p>;
   }
+  const counts = [
+    [arStats.statVisits, 'visits'],
+    [arStats.statUniqueVisitors, 'unique_visitors'],
+    [arStats.statSignUps, 'leads'],
+    [arProgram.statContacted, 'contacted'],
+    [arProgram.statQualified, 'qualified'],
+    [arStats.statClients, 'clients'],
+    [arProgram.statLost, 'lost'],
+  ] as const;
   return (
     <>
       <dl className="totals">
-        <Total label={arStats.statVisits} value={formatNumber(totals.visits)} />
-        <Total label={arStats.statUniqueVisitors} value={formatNumber(totals.unique_visitors)} />
-        <Total label={arStats.statSignUps} value={formatNumber(totals.leads)} />
-        <Total label={arProgram.statContacted} value={formatNumber(totals.contacted)} />
-        <Total label={arProgram.statQualified} value={formatNumber(totals.qualified)} />
-        <Total label={arStats.statClients} value={formatNumber(totals.clients)} />
-        <Total label={arProgram.statLost} value={formatNumber(totals.lost)} />
-        <ConversionTotal numbers={totals} />
-        <Total label={arStats.statClientRate} value={formatRate(totals.client_percent)} />
-        <Total label={arProgram.statFlagged} value={formatNumber(totals.flagged)} />
-        <Total label={arStats.statNotCredited} value={formatNumber(totals.not_credited)} />
+        {counts.map(([label, key]) => (
+          <CountTotal key={key} label={label} count={totals[key]} previous={before[key]} />
+        ))}
+        <ConversionTotal numbers={totals}>
+          <TotalChange
+            current={conversionRate(totals)}
+            previous={conversionRate(before)}
+            shown={formatConversion(before)}
+          />
+        </ConversionTotal>
+        <Total label={arStats.statClientRate} value={formatRate(totals.client_percent)}>
+          <TotalChange
+            current={totals.client_percent}
+            previous={before.client_percent}
+            shown={formatRate(before.client_percent)}
+          />
+        </Total>
+        <CountTotal
+          label={arProgram.statFlagged}
+          count={totals.flagged}
+          previous={before.flagged}
+        />
+        <CountTotal
+          label={arStats.statNotCredited}
+          count={totals.not_credited}
+          previous={before.not_credited}
+        />
       </dl>
+      <p className="note">
+        {arProgram.previousPeriod(
+          arProgram.dates(formatFullDate(previous.from), formatFullDate(previous.to)),
+        )}
+      </p>
       <p className="note">{arStats.statsPeriodNote}</p>
       {anyMoreLeads([totals, ...stats.marketers, ...stats.campaigns, ...stats.packages]) && (
         <p className="note">{arStats.conversionMoreLeadsNote}</p>

@@ -15,6 +15,14 @@ const dates = new Intl.DateTimeFormat('ar', {
   timeZone: 'UTC',
 });
 
+const fullDates = new Intl.DateTimeFormat('ar', {
+  numberingSystem: 'latn',
+  day: 'numeric',
+  month: 'long',
+  year: 'numeric',
+  timeZone: 'UTC',
+});
+
 const times = new Intl.DateTimeFormat('ar', {
   numberingSystem: 'latn',
   day: 'numeric',
@@ -46,6 +54,9 @@ export const anyMoreLeads = (groups: { leads: number; unique_visitors: number }[
 
 /** A UTC day of the API (YYYY-MM-DD): its day and month. */
 export const formatDate = (date: string) => dates.format(new Date(`${date}T00:00:00Z`));
+
+/** A UTC day of the API (YYYY-MM-DD): its day, month and year (a period may span two years). */
+export const formatFullDate = (date: string) => fullDates.format(new Date(`${date}T00:00:00Z`));
 
 /** A moment of the API (ISO), in the reader's own time: its day, month, hour and minute. */
 export const formatTime = (time: string) => times.format(new Date(time));

@@ -1,5 +1,4 @@
 import { useEffect, useState } from 'react';
-import type { StatsPeriod } from '../domain/marketer-stats';
 import { fetchWithToken } from './platform-token';
 
 /**
@@ -15,12 +14,11 @@ export type PeriodStats<Stats> =
 const refusedStatuses = [401, 403, 404];
 
 async function fetchPeriod<Stats>(
-  path: string,
+  url: string,
   storageKey: string,
-  days: StatsPeriod,
   signal: AbortSignal,
 ): Promise<PeriodStats<Stats>> {
-  const response = await fetchWithToken(`${path}?days=${days}`, storageKey, signal);
+  const response = await fetchWithToken(url, storageKey, signal);
   if (refusedStatuses.includes(response.status))
     return { kind: 'refused', status: response.status };
   if (!response.ok) return { kind: 'error', status: response.status };
@@ -28,31 +26,37 @@ async function fetchPeriod<Stats>(
 }
 
 /**
- * The numbers at `path` for the period chosen (30 days at first), with the platform's token:
- * fetched again for each period and each retry. Once refused, `loaded` stays refused: another
- * period would be refused too.
+ * The numbers at `path` for the period chosen (`first` at first), with the platform's token:
+ * fetched again for each period and each retry, the period asked as `query` writes it. Once
+ * refused, `loaded` stays refused: another period would be refused too.
  */
-export function usePeriodStats<Stats>(path: string, storageKey: string) {
-  const [days, setDays] = useState<StatsPeriod>(30);
+export function usePeriodStats<Stats, Period>(
+  path: string,
+  storageKey: string,
+  first: Period,
+  query: (period: Period) => string,
+) {
+  const [period, setPeriod] = useState<Period>(first);
   const [attempt, setAttempt] = useState(0);
+  const url = `${path}${query(period)}`;
   // The answer and the request it answers: a newer request shows loading until its own.
-  const request = `${days}:${attempt}`;
+  const request = `${url}:${attempt}`;
   const [answer, setAnswer] = useState<{ request: string; loaded: PeriodStats<Stats> }>();
 
   useEffect(() => {
     const controller = new AbortController();
-    fetchPeriod<Stats>(path, storageKey, days, controller.signal).then(
+    fetchPeriod<Stats>(url, storageKey, controller.signal).then(
       (loaded) => setAnswer({ request, loaded }),
       () => {
         if (!controller.signal.aborted) setAnswer({ request, loaded: { kind: 'error' } });
       },
     );
     return () => controller.abort();
-  }, [path, storageKey, days, request]);
+  }, [url, storageKey, request]);
 
   const loaded: PeriodStats<Stats> =
     answer?.loaded.kind === 'refused' || answer?.request === request
       ? answer.loaded
       : { kind: 'loading' };
-  return { days, setDays, loaded, retry: () => setAttempt((n) => n + 1) };
+  return { period, setPeriod, loaded, retry: () => setAttempt((n) => n + 1) };
 }
