@@ -151,12 +151,12 @@ test('the period downloads as a CSV file that opens in Excel', async ({
   expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
   const lines = bytes.subarray(3).toString('utf8').split('\r\n');
   expect(lines[0]).toBe(
-    'table,marketing_id,utm_source,utm_campaign,package_key,visits,unique_visitors,leads,clients,conversion_percent,client_percent,flagged,not_credited,notes',
+    'table,marketing_id,utm_source,utm_campaign,package_key,visits,unique_visitors,leads,clients,conversion_percent,client_percent,flagged,not_credited,notes,from,to',
   );
   // The fourth lead from one address in a day is flagged (same_address); none is decided. Four
   // leads to one counted visitor: no rate, and the notes say why.
   expect(lines).toContain(
-    `marketers,${first},,,,1,1,4,3,,75.0,1,0,${arStats.conversionMoreLeadsNote}`,
+    `marketers,${first},,,,1,1,4,3,,75.0,1,0,${arStats.conversionMoreLeadsNote},${stats.from},${stats.to}`,
   );
   expect(lines.at(-1)).toBe('');
 });
@@ -411,4 +411,95 @@ test('at 390 px the phone layout stays, and a table wider than the phone says so
     .toBeGreaterThan(0);
   expect(await axe(page, 'programme page, 390 px', testInfo.project.name)).toEqual([]);
   await page.screenshot({ path: testInfo.outputPath('program-390.png'), fullPage: true });
+});
+
+test('a range in the address shows that range, each total beside the previous period’s, at 1024 px, 1280 px and on a phone', async ({
+  page,
+  request,
+}, testInfo) => {
+  const { admin } = await twoMarketers(page, request, testInfo.project.name);
+  await signIn(page, admin);
+  // The last seven days as a range, as a manager would send it to a colleague.
+  const day = (daysBefore: number) =>
+    new Date(Date.now() - daysBefore * 86_400_000).toISOString().slice(0, 10);
+  const [from, to] = [day(6), day(0)];
+  const range = `${path}?from=${from}&to=${to}`;
+  const answered = page.waitForResponse((response) =>
+    response.url().endsWith(`/api/program/stats?from=${from}&to=${to}`),
+  );
+  await open(page, range);
+  const stats = (await (await answered).json()) as ProgramStats;
+  expect(stats).toMatchObject({ days: 7, from, to, previous: { from: day(13), to: day(7) } });
+
+  await expect(page.getByRole('combobox', { name: arStats.fieldPeriod })).toHaveValue('range');
+  await expect(page.getByLabel(arProgram.rangeFrom)).toHaveValue(from);
+  await expect(page.getByLabel(arProgram.rangeTo)).toHaveValue(to);
+  await expect(page.getByRole('figure').locator('svg rect')).toHaveCount(7 * 3);
+
+  // Each total with the previous period's figure under it, and the change said in words.
+  const leads = page.locator('dl.totals div', {
+    has: page.locator('dt', { hasText: new RegExp(`^${arStats.statSignUps}$`) }),
+  });
+  const before = stats.previous.totals.leads;
+  await expect(leads.locator('dd.change')).toContainText(
+    arProgram.previous(before.toLocaleString('en')),
+  );
+  if (before === 0) {
+    await expect(leads.locator('dd.change [aria-hidden="true"]')).toHaveText(arProgram.changeNew);
+    await expect(leads.locator('dd.change')).toContainText(arProgram.changeNewSaid);
+  } else {
+    await expect(leads.locator('dd.change [aria-hidden="true"]')).toHaveText(/^[↑↓]|^دون/);
+  }
+  await expect(page.locator('dl.totals dd.change')).toHaveCount(11);
+
+  for (const viewport of [
+    { width: 1024, height: 800 },
+    { width: 1280, height: 800 },
+    { width: 390, height: 844 },
+  ]) {
+    await page.setViewportSize(viewport);
+    await expect(page.locator('dl.totals dd.change').first()).toBeVisible();
+    // Every total's comparison inside its box, and nothing wider than the page.
+    const overflowing = await page
+      .locator('dl.totals > div')
+      .evaluateAll((totals) =>
+        totals
+          .filter((total) => total.scrollWidth > total.clientWidth)
+          .map((total) => total.querySelector('dt')?.textContent),
+      );
+    expect(overflowing, `${viewport.width} px`).toEqual([]);
+    const sizes = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      viewport: document.documentElement.clientWidth,
+    }));
+    expect(sizes.page, `${viewport.width} px`).toBeLessThanOrEqual(sizes.viewport);
+    const tops = await page
+      .locator('dl.totals dt')
+      .evaluateAll((terms) =>
+        terms.map((term) => Math.round(term.parentElement!.getBoundingClientRect().top)),
+      );
+    // From 1024 px the totals stay in one row; a phone's wrap.
+    expect(new Set(tops).size === 1, `${viewport.width} px`).toBe(viewport.width >= 1024);
+    expect(
+      await axe(page, `programme page, a range, ${viewport.width} px`, testInfo.project.name),
+    ).toEqual([]);
+    await page.screenshot({
+      path: testInfo.outputPath(`program-range-${viewport.width}.png`),
+      fullPage: true,
+    });
+    await page.locator('dl.totals').screenshot({
+      path: testInfo.outputPath(`program-range-totals-${viewport.width}.png`),
+    });
+  }
+
+  // Another period chosen is written into the address: opened again, it shows that one.
+  await page.getByRole('combobox', { name: arStats.fieldPeriod }).selectOption('7');
+  await expect(page).toHaveURL(new RegExp(`${path}\\?days=7$`));
+  await expect(page.getByLabel(arProgram.rangeFrom)).toHaveCount(0);
+  const seven = page.waitForResponse((response) =>
+    response.url().endsWith('/api/program/stats?days=7'),
+  );
+  await page.reload();
+  expect((await seven).status()).toBe(200);
+  await expect(page.getByRole('combobox', { name: arStats.fieldPeriod })).toHaveValue('7');
 });
