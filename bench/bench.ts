@@ -10,7 +10,7 @@ import { benchMarketerStats } from './marketer-stats';
 import { benchMetrics } from './metrics';
 import { chromiumPath } from '../scripts/local-machine';
 import { benchPages } from './pages';
-import { benchProgramStats } from './program-stats';
+import { benchProgramRange, benchProgramStats } from './program-stats';
 import { markdownTable, type Row } from './table';
 import { benchWebhooks } from './webhooks';
 
@@ -82,8 +82,8 @@ try {
           part === 'stats'
             ? [benchMarketerStats]
             : part === 'program'
-              ? [benchProgramStats]
-              : [benchApi, benchMetrics, benchMarketerStats, benchProgramStats];
+              ? [benchProgramStats, benchProgramRange]
+              : [benchApi, benchMetrics, benchMarketerStats, benchProgramStats, benchProgramRange];
         for (const measure of measures) {
           const measured = await measure(database, distDir, scratch, log);
           rows.push(...measured.rows);

@@ -19,12 +19,12 @@ const packageList = packages.map((key) => `'${key}'`).join(', ');
 // `marketers`, spread evenly over the 90 days before now. The visits' rows are written a day
 // after the other, as the server writes them: scattered a page a row, today's 8,000 cost
 // PostgreSQL 15 ms to read instead of 5, five times an answer.
-const sqliteSeed = (marketers: number, signUpRows: number) => [
+const sqliteSeed = (marketers: number, signUpRows: number, signUpDays: number) => [
   `with recursive n(i) as (select 0 union all select i + 1 from n where i < ${signUpRows - 1})
    insert into registrations (id, created_at, name, phone, notes, marketing_id, package_key, source,
      status)
    select printf('00000000-0000-4000-8000-%012d', i),
-     strftime('%Y-%m-%dT%H:%M:%fZ', 'now', printf('-%d seconds', i * ${days} * 86400 / ${signUpRows})),
+     strftime('%Y-%m-%dT%H:%M:%fZ', 'now', printf('-%d seconds', i * ${signUpDays} * 86400 / ${signUpRows})),
      'bench', printf('9665%08d', i), 'bench', cast(i % ${marketers} as text),
      nullif(json_extract(json_array(${packageList}), printf('$[%d]', i % ${packages.length})), ''),
      'marketer_link', ${statusOf('i', marketers)}
@@ -36,11 +36,11 @@ const sqliteSeed = (marketers: number, signUpRows: number) => [
    select date('now', printf('-%d days', d.day)), cast(m.id as text), p.key, 12, 9
    from m, d, p order by d.day desc`,
 ];
-const postgresSeed = (marketers: number, signUpRows: number) => [
+const postgresSeed = (marketers: number, signUpRows: number, signUpDays: number) => [
   `insert into registrations (id, created_at, name, phone, notes, marketing_id, package_key, source,
      status)
    select '00000000-0000-4000-8000-' || lpad(i::text, 12, '0'),
-     to_char(now() at time zone 'utc' - make_interval(secs => i * ${days} * 86400.0 / ${signUpRows}),
+     to_char(now() at time zone 'utc' - make_interval(secs => i * ${signUpDays} * 86400.0 / ${signUpRows}),
        'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
      'bench', '9665' || lpad(i::text, 8, '0'), 'bench', (i % ${marketers})::text,
      nullif((array[${packageList}])[i % ${packages.length} + 1], ''), 'marketer_link',
@@ -60,19 +60,21 @@ const postgresSeed = (marketers: number, signUpRows: number) => [
 
 /**
  * Seeds the store the server has just migrated, through its own DATABASE_URL: a million
- * sign-ups (or `rows`) over 90 days and `marketers` marketers, with their visits rolled up per
+ * sign-ups (or `rows`) over 90 days (or `signUpDays`: the programme's longest range and its
+ * previous period) and `marketers` marketers, with the visits of the last 90 days rolled up per
  * day.
  */
 export async function seed(
   databaseUrl: string,
   marketers: number,
   rows = signUpRows,
+  signUpDays = days,
 ): Promise<void> {
   if (databaseUrl.startsWith('sqlite:')) {
     const db = new BetterSqlite3(databaseUrl.slice('sqlite:'.length));
     try {
       db.transaction(() =>
-        sqliteSeed(marketers, rows).forEach((statement) => db.exec(statement)),
+        sqliteSeed(marketers, rows, signUpDays).forEach((statement) => db.exec(statement)),
       )();
       db.exec('analyze');
     } finally {
@@ -83,7 +85,8 @@ export async function seed(
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    for (const statement of postgresSeed(marketers, rows)) await client.query(statement);
+    for (const statement of postgresSeed(marketers, rows, signUpDays))
+      await client.query(statement);
   } finally {
     await client.end();
   }
