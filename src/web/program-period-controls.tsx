@@ -36,7 +36,9 @@ export function ProgramPeriodControls({
   refused?: { from: string; to: string; refusal: RangeRefusal };
 }) {
   const [ranging, setRanging] = useState('from' in period || refused !== undefined);
-  const [dates, setDates] = useState(refused ?? periodDays(period, today));
+  const [dates, setDates] = useState(
+    refused === undefined ? periodDays(period, today) : { from: refused.from, to: refused.to },
+  );
   const [refusal, setRefusal] = useState(refused?.refusal);
 
   function show(chosen: ProgramPeriod) {
