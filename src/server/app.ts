@@ -121,6 +121,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
       days: config.retentionDays,
       now,
       deleteSubmissions: (selection) => deleteSubmissions(database, selection),
+      erasePeople: (inactiveBefore) => services.people.eraseInactive(inactiveBefore),
     });
   }
   await app.register(webhooksPlugin, {

@@ -353,6 +353,45 @@ describeOnBackends('the people API on $name', (backend) => {
   });
 });
 
+describeOnBackends('RETENTION_DAYS, for the people, on $name', (backend) => {
+  it('erases the name and e-mail of a person inactive that long; their id, team and dates stay', async () => {
+    const platform = await start(backend);
+    platform.clock.now = new Date('2026-10-01T09:00:00.000Z');
+    await platform.put('1042', { ...sara, active: false });
+    await platform.put('1044', sara);
+    platform.clock.now = new Date('2026-10-20T09:00:00.000Z');
+    await platform.put('1043', { ...sara, active: false });
+    // The nightly sync says the same again: 1042 is inactive since the first of October still.
+    await platform.put('1042', { ...sara, active: false });
+
+    const server = await start(backend, { RETENTION_DAYS: '30' }, platform.databaseUrl);
+    server.clock.now = new Date('2026-11-05T09:00:00.000Z');
+    await server.app.ready();
+    await expect.poll(server.log).toContain('people inactive past RETENTION_DAYS erased');
+    expect(server.log()).toMatch(/"people":1,"retentionDays":30/);
+    expect(server.log()).not.toMatch(new RegExp(`${sara.name}|${sara.email}`));
+    expect((await server.get('1042')).json()).toEqual({
+      marketing_id: '1042',
+      name: null,
+      team_leader_id: '7',
+      email: null,
+      active: false,
+      inactive_since: '2026-10-01T09:00:00.000Z',
+      updated_at: '2026-10-20T09:00:00.000Z',
+    });
+    // Inactive for 16 days, and active: as put.
+    expect((await server.get('1043')).json()).toMatchObject({ ...sara, active: false });
+    expect((await server.get('1044')).json()).toMatchObject({ ...sara, active: true });
+
+    // A platform that still sends the person puts the name back, until the next run.
+    await server.put('1042', { ...sara, active: false });
+    expect((await server.get('1042')).json()).toMatchObject({
+      name: sara.name,
+      inactive_since: '2026-10-01T09:00:00.000Z',
+    });
+  });
+});
+
 describe('PEOPLE_API_KEY', () => {
   it('is 32 characters or more, one key or two', () => {
     expect(() => loadConfig({ PEOPLE_API_KEY: 'short' })).toThrow(/PEOPLE_API_KEY/);
