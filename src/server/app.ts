@@ -174,6 +174,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
       now,
       database,
       leadReviews: services.leadReviews,
+      people: services.people,
     });
   }
   // POST /api/leads/:id/status, only with LEADS_API_KEY: the CRM's, outside the API's CORS
