@@ -22,10 +22,10 @@ export const refusedPerMinute = 30;
 /** The body limit of `PUT /api/people`: a thousand people with long names and e-mails. */
 export const peopleBodyLimit = 512 * 1024;
 
-const person =
-  '{"name": text, "team_leader_id"?: a marketing id, "email"?: an e-mail, "active"?: true or false}';
-const invalidPerson = `expected a JSON body ${person} and nothing else`;
-const invalidPeople = `expected a JSON array of up to ${peoplePerPut} people, each ${person.replace('{', '{"marketing_id": a marketing id, ')} and nothing else`;
+const fields =
+  '"name": text, "team_leader_id"?: a marketing id, "email"?: an e-mail, "active"?: true or false';
+const invalidPerson = `expected a JSON body {${fields}} and nothing else`;
+const invalidPeople = `expected a JSON array of up to ${peoplePerPut} people, each {"marketing_id": a marketing id, ${fields}} and nothing else`;
 
 /** Where the body is wrong, as JSON pointers (`/3/email`); an unknown field by its own name. */
 function fieldsOf(error: core.$ZodError): string[] {
