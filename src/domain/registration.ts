@@ -96,29 +96,39 @@ export function utmFromQuery(query: { get(name: string): string | null }): Utm {
 /** A marketer's id, as sent in marketing_id and as found in a link. */
 export const marketingIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
 
+/** A person's name, as a sign-up's and the programme's people's are held. */
+export const nameSchema = z
+  .string()
+  // NFC, so that one name typed on two keyboards is stored, searched and exported alike.
+  .check(
+    z.trim(),
+    z.normalize('NFC'),
+    z.minLength(1),
+    z.maxLength(nameMaxLength),
+    z.refine(storable),
+    z.refine(visibleName),
+  );
+
+/** An e-mail address, or '' for none. */
+export const emailSchema = z.string().check(
+  z.trim(),
+  z.maxLength(emailMaxLength),
+  z.refine((email) => email === '' || z.regexes.html5Email.test(email)),
+);
+
+/** A marketer's id, as text or as a whole number (a platform's JSON may send one), as text. */
+export const marketingIdSchema = z.pipe(
+  z.pipe(z.union([z.string(), z.int().check(z.nonnegative())]), z.transform(String)),
+  z.string().check(z.regex(marketingIdPattern)),
+);
+
 /**
  * The one contract between the form and the server (docs/product.md §3 and §5). The e-mail rule is the
  * HTML standard's, the same check the browser makes on type=email, so the two never disagree.
  */
 export const registrationSchema = z.strictObject({
-  // NFC, so that one name typed on two keyboards is stored, searched and exported alike.
-  name: z
-    .string()
-    .check(
-      z.trim(),
-      z.normalize('NFC'),
-      z.minLength(1),
-      z.maxLength(nameMaxLength),
-      z.refine(storable),
-      z.refine(visibleName),
-    ),
-  email: z.optional(
-    z.string().check(
-      z.trim(),
-      z.maxLength(emailMaxLength),
-      z.refine((email) => email === '' || z.regexes.html5Email.test(email)),
-    ),
-  ),
+  name: nameSchema,
+  email: z.optional(emailSchema),
   phone: z.string().check(z.regex(phonePattern)),
   notes: z.string().check(z.maxLength(notesMaxLength), z.refine(isPageNotes)),
   // The honeypot: people never see this field, so only a bot fills it.
@@ -132,12 +142,7 @@ export const registrationSchema = z.strictObject({
   [formStampField]: z.optional(z.string().check(z.maxLength(formStampMaxLength))),
   // A solved proof-of-work challenge (base64 JSON), when the server asks for one.
   altcha: z.optional(z.string().check(z.maxLength(4_000))),
-  marketing_id: z.optional(
-    z.pipe(
-      z.pipe(z.union([z.string(), z.int().check(z.nonnegative())]), z.transform(String)),
-      z.string().check(z.regex(marketingIdPattern)),
-    ),
-  ),
+  marketing_id: z.optional(marketingIdSchema),
   // The page's campaign parameters (utmFromQuery): where the lead came from, not who it is.
   utm_source: utmValue,
   utm_medium: utmValue,

@@ -84,8 +84,8 @@ export function buildMarketerStats(
 }
 
 /**
- * A team leader's team: each member their token lists, in its order, also one with no numbers
- * yet, and the members added up.
+ * A team leader's team: each member their token lists, in its order (or the directory's, by id),
+ * also one with no numbers yet, and the members added up.
  */
 export function buildTeam(
   members: string[],
