@@ -55,6 +55,11 @@ export default defineConfig<{ engineName: (typeof engineNames)[number] }>({
       name: engineName,
       testMatch: enginesSpec,
       use: { engineName },
+      // WebKitGTK's MiniBrowser, driven by WebKitWebDriver under a loaded machine, now and then
+      // never finishes the navigation after a click (2 tests in some 150 here, 1 in CI's run of
+      // 27, always a different one, none when run alone): its script calls then wait out their
+      // time-out. Once more in a fresh MiniBrowser; the report names the test as flaky.
+      retries: engineName === 'webkit' ? 1 : 0,
     })),
   ],
   webServer: {
