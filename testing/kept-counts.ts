@@ -32,9 +32,12 @@ export async function expectKeptCountsLive(
       .filter(({ since }) => since < today)
       .flatMap((period) => keptKeys.map((keys) => ({ ...period, keys })));
     const [kept, live] = await Promise.all([
-      createCountPeriods(database).read((count) =>
-        Promise.all(cases.map(({ keys, since }) => count(keys, since, now))),
-      ),
+      // One after the other: a transaction is one connection, which runs one query at a time.
+      createCountPeriods(database).read(async (count) => {
+        const counted = [];
+        for (const { keys, since } of cases) counted.push(await count(keys, since, now));
+        return counted;
+      }),
       Promise.all(
         cases.map(({ keys, since }) =>
           countAll(database.db, keys, { since, until: dayAfter(today) }),
