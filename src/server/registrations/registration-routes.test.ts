@@ -3,8 +3,9 @@ import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import { describe, expect, it } from 'vitest';
 import { arForm } from '../../domain/catalogue/form';
 import { ar } from '../../domain/catalogue/shared';
+import { proofOfWorkMeta, trapField } from '../../domain/form-fields';
 import { buildNotes, type RouteAttribution } from '../../domain/notes';
-import { buildPayload, proofOfWorkMeta, trapField, type Utm } from '../../domain/registration';
+import { buildPayload, type Utm } from '../../domain/registration';
 import { buildTestApp, describeOnBackends } from '../../../testing/server-test-helpers';
 import { ipv6SitesShare } from './sign-up';
 
