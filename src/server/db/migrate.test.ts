@@ -16,7 +16,7 @@ const noOutcome = {
 };
 
 describeOnBackends('on $name', ({ database: kind }) => {
-  it('adds repeat_of in place: rows stored before it are kept as first rows', async () => {
+  it('adds repeat_of in place: sign-ups stored before it are kept as leads, and a repeat of one is linked to it', async () => {
     const test = await createTestDatabase(kind);
     onTestFinished(() => test.drop());
     const database = await openDatabase(loadConfig({ DATABASE_URL: test.url }).database);

@@ -34,7 +34,7 @@ const now = new Date('2025-03-01T09:00:00.000Z');
 
 describeOnBackends('on $name', (backend) => {
   describe('the registration repository', () => {
-    it('stores 20 identical sign-ups stored at once as one first row and 19 repeats of it', async () => {
+    it('stores 20 identical sign-ups made at once as one lead and 19 repeats of it', async () => {
       const { repository } = await openRepository(backend);
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
