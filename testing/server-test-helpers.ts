@@ -12,11 +12,11 @@ import { expectKeptCountsLive } from './kept-counts';
 import { arForm } from '../src/domain/catalogue/form';
 import { arLinkPage } from '../src/domain/catalogue/link-page';
 import { ar } from '../src/domain/catalogue/shared';
+import { formStampField } from '../src/domain/form-fields';
 import { basePath } from '../src/domain/links';
 import type { Brand, FormState } from '../src/domain/render-contract';
 import { buildApp, type BuildOptions } from '../src/server/app';
 import { loadConfig, type Config } from '../src/server/env';
-import { formStampField } from '../src/domain/registration';
 import type {
   LeadFlagsTable,
   RegistrationsTable,

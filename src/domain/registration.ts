@@ -1,11 +1,11 @@
-// zod/mini, not zod: the same schema and checks, but tree-shaken into the form's bundle
-// (about 7 KB gzip instead of about 24 KB for the chainable API). The server's type provider
-// takes any zod 4 schema (zod/v4/core), so the form and the server still share this one.
+// zod/mini, not zod: the same schema and checks, but tree-shaken into the chunk the form loads
+// to send (about 7 KB gzip instead of about 24 KB for the chainable API). The server's type
+// provider takes any zod 4 schema (zod/v4/core), so the form and the server still share this one.
 import * as z from 'zod/mini';
+import { formStampField, nameMaxLength, privacyVersionField, trapField } from './form-fields';
 import { buildNotes, isPageNotes, type RouteAttribution } from './notes';
 import { phonePattern } from './phone';
 
-export const nameMaxLength = 100;
 export const emailMaxLength = 254;
 export const notesMaxLength = 500;
 
@@ -26,27 +26,8 @@ export const storable = (text: string) =>
 const visibleName = (name: string) =>
   /(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{N}]/u.test(name);
 
-/**
- * The page's <meta name> that says the server asks for a solved proof-of-work challenge
- * (ALTCHA): only then does the form fetch one.
- */
-export const proofOfWorkMeta = 'proof-of-work';
-
-/** The name of the form's honeypot field (a name bots like to fill). */
-export const trapField = 'website';
-
-/**
- * The name of the form's hidden field that holds the version of the privacy notice the page
- * showed (docs/personal-data.md#consent): sent, it is what the submission records.
- */
-export const privacyVersionField = 'privacy_version';
+// The privacy notice's version (privacyVersionField) and the form's stamp (formStampField).
 export const privacyVersionMaxLength = 40;
-
-/**
- * The name of the form's hidden field that holds the server's signed stamp of the time it
- * served the form (docs/flags.md#fast): sent back with the sign-up, with or without JavaScript.
- */
-export const formStampField = 'form_stamp';
 export const formStampMaxLength = 100;
 
 /** The campaign parameters a page's URL may carry, sent with a sign-up under the same names. */

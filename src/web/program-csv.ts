@@ -3,7 +3,7 @@ import { conversion } from '../domain/conversion';
 import { csvCell, csvText } from '../domain/csv';
 import type { ProgramNumbers, ProgramStats } from '../domain/program-stats';
 
-// The report's names for its columns (src/server/report.ts), one file for the three tables:
+// The report's names for its columns (src/server/cli/report.ts), one file for the three tables:
 // each row fills its own table's text columns and leaves the others empty.
 const header = [
   'table',
