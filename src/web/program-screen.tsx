@@ -168,7 +168,7 @@ function Marketers({ marketers }: { marketers: MarketerRow[] }) {
   const searching = searchForm(typed) !== '';
   return (
     <>
-      <div className="field search">
+      <div className="search">
         <label htmlFor="marketer-search">{arProgram.search}</label>
         <input
           id="marketer-search"
