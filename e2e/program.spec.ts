@@ -151,12 +151,12 @@ test('the period downloads as a CSV file that opens in Excel', async ({
   expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
   const lines = bytes.subarray(3).toString('utf8').split('\r\n');
   expect(lines[0]).toBe(
-    'table,marketing_id,utm_source,utm_campaign,package_key,visits,unique_visitors,leads,clients,conversion_percent,client_percent,flagged,not_credited,notes',
+    'table,marketing_id,name,team_leader_id,team_name,utm_source,utm_campaign,package_key,visits,unique_visitors,leads,clients,conversion_percent,client_percent,flagged,not_credited,notes',
   );
   // The fourth lead from one address in a day is flagged (same_address); none is decided. Four
   // leads to one counted visitor: no rate, and the notes say why.
   expect(lines).toContain(
-    `marketers,${first},,,,1,1,4,3,,75.0,1,0,${arStats.conversionMoreLeadsNote}`,
+    `marketers,${first},,,,,,,1,1,4,3,,75.0,1,0,${arStats.conversionMoreLeadsNote}`,
   );
   expect(lines.at(-1)).toBe('');
 });
