@@ -28,6 +28,8 @@ export interface LinkNumbers {
 /** One member of a team leader's team, and their numbers over the period. */
 export interface TeamMember extends LinkNumbers {
   marketing_id: string;
+  /** Their name in the programme's directory; null when it does not know them. */
+  name: string | null;
 }
 
 export interface MarketerStats {

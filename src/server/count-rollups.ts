@@ -182,9 +182,10 @@ export interface CountPeriods {
    * Runs `read` in one read transaction on the counts' connection, so that its counts agree with
    * each other and a day kept or changed meanwhile is read one way; each count is
    * countAll(reads, by, { since }): the days kept as they are now read, the others (changed
-   * since, or not kept yet) and today counted live.
+   * since, or not kept yet) and today counted live. `reads` is the same transaction, for what
+   * else the answer reads beside its counts (the directory's names and teams).
    */
-  read<T>(read: (count: CountPeriod) => Promise<T>): Promise<T>;
+  read<T>(read: (count: CountPeriod, reads: Kysely<Tables>) => Promise<T>): Promise<T>;
 }
 
 export function createCountPeriods(
@@ -197,7 +198,9 @@ export function createCountPeriods(
       database.reads
         .transaction()
         .setIsolationLevel('repeatable read')
-        .execute((trx) => read((by, since, now) => countPeriod(trx, by, since, now, onUnkept))),
+        .execute((trx) =>
+          read((by, since, now) => countPeriod(trx, by, since, now, onUnkept), trx),
+        ),
   };
 }
 

@@ -3,11 +3,15 @@ import { conversion } from '../domain/conversion';
 import { csvCell, csvText } from '../domain/csv';
 import type { ProgramNumbers, ProgramStats } from '../domain/program-stats';
 
-// The report's names for its columns (src/server/cli/report.ts), one file for the three tables:
-// each row fills its own table's text columns and leaves the others empty.
+// The report's names for its columns (src/server/cli/report.ts), one file for the four tables:
+// each row fills its own table's text columns and leaves the others empty. A marketer's name
+// and team (its leader's id and name) beside their id; a team's row, its leader's.
 const header = [
   'table',
   'marketing_id',
+  'name',
+  'team_leader_id',
+  'team_name',
   'utm_source',
   'utm_campaign',
   'package_key',
@@ -51,19 +55,38 @@ function line(table: string, labels: (string | null)[], row: ProgramNumbers): st
  * with a byte order mark, CRLF); null is an empty cell, as in the report.
  */
 export function programCsv(stats: ProgramStats): string {
+  const teamName = new Map(stats.teams.map((team) => [team.team_leader_id, team.name]));
+  const none = [null, null, null, null];
   return csvText([
     header,
-    ...stats.marketers.map((row) => line('marketers', [row.marketing_id, null, null, null], row)),
+    ...stats.marketers.map((row) =>
+      line(
+        'marketers',
+        [
+          row.marketing_id,
+          row.name,
+          row.team_leader_id,
+          row.team_leader_id === null ? null : (teamName.get(row.team_leader_id) ?? null),
+          null,
+          null,
+          null,
+        ],
+        row,
+      ),
+    ),
+    ...stats.teams.map((team) =>
+      line('teams', [null, null, team.team_leader_id, team.name, null, null, null], team),
+    ),
     ...stats.campaigns.map((row) =>
       line(
         'campaigns',
         row.other
-          ? [null, otherCampaigns, otherCampaigns, null]
-          : [null, row.utm_source, row.utm_campaign, null],
+          ? [...none, otherCampaigns, otherCampaigns, null]
+          : [...none, row.utm_source, row.utm_campaign, null],
         row,
       ),
     ),
-    ...stats.packages.map((row) => line('packages', [null, null, null, row.package_key], row)),
+    ...stats.packages.map((row) => line('packages', [...none, null, null, row.package_key], row)),
   ]);
 }
 

@@ -1,9 +1,10 @@
 import { percent } from '../../domain/conversion';
 import type { StatsPeriod } from '../../domain/marketer-stats';
-import type { ProgramNumbers, ProgramStats } from '../../domain/program-stats';
+import type { ProgramNumbers, ProgramStats, ProgramTeam } from '../../domain/program-stats';
 import { otherCampaign } from '../campaigns';
 import type { CountPeriods } from '../count-rollups';
 import { compareIds, countColumns, type Count, type Counts } from '../counts';
+import { directoryOf, type Listed } from '../people/people';
 import { firstDay } from './marketer-stats';
 
 const numbers = (row: Counts): ProgramNumbers => ({
@@ -27,6 +28,44 @@ function ranked<Row extends Counts>(rows: Row[], name: (row: Row) => string | nu
   );
 }
 
+/** A marketer listed: with leads, or whose every lead was not credited (kept in view with it). */
+const listed = (row: Counts) => row.leads > 0 || row.not_credited > 0;
+
+/** Rows' numbers added up. */
+function sumOf(rows: readonly Counts[]): Counts {
+  const sum = Object.fromEntries(countColumns.map((column) => [column, 0])) as Counts;
+  for (const row of rows) for (const column of countColumns) sum[column] += row[column];
+  return sum;
+}
+
+/** A marketer's team, as the directory has it: none for a leader of their own (or unknown). */
+function teamOf(id: string | null, directory: Map<string, Listed>): string | null {
+  const leader = id === null ? null : (directory.get(id)?.team_leader_id ?? null);
+  return leader === id ? null : leader;
+}
+
+/**
+ * The teams of the ranked marketers (which team counts: the directory's team leader,
+ * docs/program.md), each its members' rows added up, its members in the marketers' order.
+ */
+function teamsOf(
+  marketers: readonly Count<'marketing_id'>[],
+  directory: Map<string, Listed>,
+): ProgramTeam[] {
+  const teams = new Map<string, Count<'marketing_id'>[]>();
+  for (const row of marketers) {
+    const leader = teamOf(row.marketing_id, directory);
+    if (leader !== null) teams.set(leader, [...(teams.get(leader) ?? []), row]);
+  }
+  const summed = [...teams].map(([leader, rows]) => ({ leader, rows, ...sumOf(rows) }));
+  return ranked(summed, (team) => team.leader).map(({ leader, rows, ...sum }) => ({
+    team_leader_id: leader,
+    name: directory.get(leader)?.name ?? null,
+    ...numbers(sum),
+    members: rows.map((row) => row.marketing_id!),
+  }));
+}
+
 /**
  * The whole programme's numbers over a period that ends today, each table from the one count
  * (countAll, its finished days as kept: CountPeriods), as `npm run report -- --since` counts them: the totals, every day (zeros
@@ -40,14 +79,27 @@ export async function buildProgramStats(
 ): Promise<ProgramStats> {
   const since = firstDay(days, now);
   // One after the other on one connection: one answer takes one of the counts' connections.
-  const [byDay, marketers, campaigns, packages] = await periods.read(async (count) => [
-    await count(['day'], since, now),
-    await count(['marketing_id'], since, now),
-    await count(['utm_source', 'utm_campaign'], since, now),
-    await count(['package_key'], since, now),
-  ]);
-  const totals = Object.fromEntries(countColumns.map((column) => [column, 0])) as Counts;
-  for (const row of byDay) for (const column of countColumns) totals[column] += row[column];
+  const [byDay, byMarketer, campaigns, packages, directory] = await periods.read(
+    async (count, reads) => {
+      const counts = [
+        await count(['day'], since, now),
+        await count(['marketing_id'], since, now),
+        await count(['utm_source', 'utm_campaign'], since, now),
+        await count(['package_key'], since, now),
+      ] as const;
+      // The names and teams as they are when the numbers are counted, then the leaders' names.
+      const ids = counts[1].filter(listed).flatMap((row) => row.marketing_id ?? []);
+      const directory = await directoryOf(reads, ids);
+      const leaders = ids.flatMap((id) => teamOf(id, directory) ?? []);
+      const more = await directoryOf(
+        reads,
+        leaders.filter((id) => !directory.has(id)),
+      );
+      return [...counts, new Map([...directory, ...more])] as const;
+    },
+  );
+  const totals = sumOf(byDay);
+  const marketers = ranked(byMarketer.filter(listed), (row) => row.marketing_id);
   const counted = new Map(byDay.map((row) => [row.day, row]));
   const to = now.toISOString().slice(0, 10);
   return {
@@ -70,11 +122,13 @@ export async function buildProgramStats(
         clients: row?.clients ?? 0,
       };
     }),
-    marketers: ranked(
-      // A marketer whose every lead was not credited stays in view, with that number.
-      marketers.filter((row) => row.leads > 0 || row.not_credited > 0),
-      (row) => row.marketing_id,
-    ).map((row) => ({ marketing_id: row.marketing_id, ...numbers(row) })),
+    marketers: marketers.map((row) => ({
+      marketing_id: row.marketing_id,
+      name: row.marketing_id === null ? null : (directory.get(row.marketing_id)?.name ?? null),
+      team_leader_id: teamOf(row.marketing_id, directory),
+      ...numbers(row),
+    })),
+    teams: teamsOf(marketers, directory),
     campaigns: ranked(campaigns, (row) => JSON.stringify([row.utm_source, row.utm_campaign])).map(
       (row: Count<'utm_source' | 'utm_campaign'>) => {
         const other = row.utm_source === otherCampaign;

@@ -1,8 +1,34 @@
+import type { Kysely } from 'kysely';
 import type { Person, PersonInput } from '../../domain/people';
 import { peoplePerPut } from '../../domain/people';
 import { guarded } from '../db/database';
 import { dropDeletedPages } from '../db/dialect';
-import type { Database, PeopleTable } from '../db/schema';
+import type { Database, PeopleTable, Tables } from '../db/schema';
+
+/** What the numbers' answers show of a person: their name and their team (docs/program.md). */
+export type Listed = Pick<Person, 'name' | 'team_leader_id'>;
+
+/**
+ * The directory's name and team leader of each id it knows (those it does not know are not in
+ * the map), read on `db`: the counts' connection or transaction, with the numbers they name.
+ */
+export async function directoryOf(
+  db: Kysely<Tables>,
+  ids: Iterable<string>,
+): Promise<Map<string, Listed>> {
+  const wanted = [...new Set(ids)];
+  const listed = new Map<string, Listed>();
+  // A thousand ids a statement: under either database's limit of parameters.
+  for (let start = 0; start < wanted.length; start += peoplePerPut) {
+    const rows = await db
+      .selectFrom('people')
+      .select(['marketing_id', 'name', 'team_leader_id'])
+      .where('marketing_id', 'in', wanted.slice(start, start + peoplePerPut))
+      .execute();
+    for (const { marketing_id, ...person } of rows) listed.set(marketing_id, person);
+  }
+  return listed;
+}
 
 /** One person as the platform or a file puts them. */
 export type PersonPut = PersonInput & { marketing_id: string };
@@ -22,6 +48,8 @@ export interface People {
    * are (not the leader), by id. Read on the counts' connection, as the numbers they go with.
    */
   members(leaderId: string): Promise<string[]>;
+  /** The name and team leader of each id the directory knows, on the counts' connection. */
+  directory(ids: readonly string[]): Promise<Map<string, Listed>>;
   /** Erases the name and e-mail of those inactive since before `inactiveBefore`; how many. */
   eraseInactive(inactiveBefore: string): Promise<number>;
   /** Removes what is kept about one person (a request for erasure); whether there was any. */
@@ -96,6 +124,7 @@ export function createPeople(database: Database): People {
           .execute();
         return rows.map(({ marketing_id }) => marketing_id);
       }),
+    directory: (ids) => guarded(database, () => directoryOf(database.reads, ids)),
     eraseInactive: (inactiveBefore) =>
       guarded(database, async () => {
         const { numUpdatedRows } = await db

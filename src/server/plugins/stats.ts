@@ -45,7 +45,7 @@ export interface StatsOptions {
   now: () => Date;
   database: Database;
   leadReviews: LeadReviews;
-  /** The directory: a team leader's members when their token lists none. */
+  /** The directory: a team leader's members when their token lists none, and their names. */
   people: People;
   /** Woken when an answer found finished days not kept as they are now. */
   keeper: CountKeeper;
@@ -227,7 +227,7 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
         since,
         marketingIds: team,
       });
-      return { ...stats, ...buildTeam(team, members) };
+      return { ...stats, ...buildTeam(team, members, await people.directory(team)) };
     },
   );
 
