@@ -393,19 +393,19 @@ async function withoutRows(reads: Kysely<Tables>, days: readonly string[]): Prom
       .where('day', '>=', range.since)
       .where('day', '<', range.until)
       .execute();
-  const [registrations, ...others] = await Promise.all([
-    reads
-      .selectFrom('registrations')
-      .select(sql<string>`substr(created_at, 1, 10)`.as('day'))
-      .distinct()
-      .where('created_at', '>=', range.since)
-      .where('created_at', '<', range.until)
-      .execute(),
-    byDay('visits'),
-    byDay('visit_totals'),
-    byDay('sign_up_totals'),
-  ]);
-  const withRows = new Set([registrations, ...others].flat().map((row) => row.day));
+  // One after the other: on PostgreSQL `reads` is the keeper's one locked connection.
+  const registrations = await reads
+    .selectFrom('registrations')
+    .select(sql<string>`substr(created_at, 1, 10)`.as('day'))
+    .distinct()
+    .where('created_at', '>=', range.since)
+    .where('created_at', '<', range.until)
+    .execute();
+  const others = [];
+  for (const table of ['visits', 'visit_totals', 'sign_up_totals'] as const) {
+    others.push(...(await byDay(table)));
+  }
+  const withRows = new Set([...registrations, ...others].map((row) => row.day));
   return new Set(days.filter((date) => !withRows.has(date)));
 }
 

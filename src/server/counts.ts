@@ -131,12 +131,14 @@ async function count(
   const byCampaign = asked.includes('utm_source') || asked.includes('utm_campaign');
   const read = async (keys: readonly CountKey[], campaign?: boolean) => {
     const stored = { keys, since, until, marketingIds, repeats, campaign };
-    const [visits, signUps] = await Promise.all([visitRows(db, stored), signUpRows(db, stored)]);
+    // One query after the other: `db` may be a transaction, one connection that runs one at a
+    // time (pg warns of queries sent to it at once, and its next major refuses them).
+    const visits = await visitRows(db, stored);
+    const signUps = await signUpRows(db, stored);
     return sumBy([...visits, ...signUps], keys);
   };
-  const [named, none] = byCampaign
-    ? await Promise.all([read(countKeys, true).then(foldCampaigns), read(asked, false)])
-    : [await read(asked), []];
+  const named = byCampaign ? foldCampaigns(await read(countKeys, true)) : await read(asked);
+  const none = byCampaign ? await read(asked, false) : [];
   return sumBy([...named, ...none], asked).filter((row) =>
     countColumns.some((column) => row[column] > 0),
   );
