@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { serverNodeArgs } from './scripts/build-server';
 import { chromiumArgs, freePort, requireChromium } from './scripts/local-machine';
-import { e2eLeadsApiKey, e2eMarketerAuthSecret } from './testing/marketer-auth';
+import { e2eLeadsApiKey, e2eMarketerAuthSecret, e2ePeopleApiKey } from './testing/marketer-auth';
 import { sampleBrandEnv } from './testing/sample-brand';
 import { buildCommand, testBuildDir } from './testing/server-process';
 
@@ -55,6 +55,11 @@ export default defineConfig<{ engineName: (typeof engineNames)[number] }>({
       name: engineName,
       testMatch: enginesSpec,
       use: { engineName },
+      // WebKitGTK's MiniBrowser, driven by WebKitWebDriver under a loaded machine, now and then
+      // never finishes the navigation after a click (2 tests in some 150 here, 1 in CI's run of
+      // 27, always a different one, none when run alone): its script calls then wait out their
+      // time-out. Once more in a fresh MiniBrowser; the report names the test as flaky.
+      retries: engineName === 'webkit' ? 1 : 0,
     })),
   ],
   webServer: {
@@ -87,6 +92,9 @@ export default defineConfig<{ engineName: (typeof engineNames)[number] }>({
       MARKETER_AUTH_CHECKS_PER_MINUTE: '10000',
       // The CRM's route on: a test makes a lead a client (e2e/marketer-stats.spec.ts).
       LEADS_API_KEY: e2eLeadsApiKey,
+      // The platform's people API on: the programme's page names marketers and teams
+      // (e2e/program.spec.ts).
+      PEOPLE_API_KEY: e2ePeopleApiKey,
     },
   },
 });

@@ -31,6 +31,7 @@ const marketer = JSON.stringify({ role: 'marketing', id: '42' });
 const runsPerScreen = 3;
 
 // The pages' targets: LCP relative to the JS-free page of the same run, bundle sizes absolute.
+// The forms' JavaScript is what they load before the first input, gzipped at zlib's level 9.
 const maxLcpRatio = 1.05;
 const maxJsGzip = 80_000;
 const maxCssGzip = 6_000;
@@ -186,17 +187,22 @@ function pageRows(medians: Map<Screen, LighthouseRun>, weights: Map<Screen, Page
     );
     for (const kind of ['html', 'js', 'css', 'font'] as const) {
       const gzip = pageWeight[kind].gzip;
-      // The JS budget is the forms'; the link page (a marketer's tool) also loads the QR coder.
       const target =
-        kind === 'js' && !tools.includes(screen)
-          ? { target: `≤ ${kb(maxJsGzip)} gzip`, met: gzip <= maxJsGzip }
-          : kind === 'css'
-            ? { target: `≤ ${kb(maxCssGzip)} gzip`, met: gzip <= maxCssGzip }
-            : {};
+        kind === 'css' ? { target: `≤ ${kb(maxCssGzip)} gzip`, met: gzip <= maxCssGzip } : {};
       rows.push(
         row(`${screen.name}: ${kindNames[kind]} raw / gzip / br`, weight(pageWeight, kind), {
           limit: isForm ? weight(limitWeight, kind) : '',
           ...target,
+        }),
+      );
+    }
+    // The JS budget is the forms'; the link page (a marketer's tool) also loads the QR coder.
+    if (!tools.includes(screen)) {
+      const level9 = pageWeight.js.level9;
+      rows.push(
+        row(`${screen.name}: JS gzip -9 (the budget's measure)`, kb(level9), {
+          target: `≤ ${kb(maxJsGzip)}`,
+          met: level9 <= maxJsGzip,
         }),
       );
     }

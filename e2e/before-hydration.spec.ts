@@ -35,6 +35,26 @@ test('no script is requested before the first paint, the app and what it imports
   }
 });
 
+test('what sending needs is fetched at the first input, not with the app', async ({ page }) => {
+  const phone = uniquePhone();
+  await open(page, path);
+  const scripts = () =>
+    page.evaluate(
+      () =>
+        performance
+          .getEntriesByType('resource')
+          .filter((entry) => new URL(entry.name).pathname.endsWith('.js')).length,
+    );
+  const withApp = await scripts();
+  await page.getByRole('textbox', { name: arForm.fieldName }).fill(arabicName);
+  await expect.poll(scripts).toBeGreaterThan(withApp);
+
+  await page.getByRole('textbox', { name: arForm.fieldPhone }).fill(phone);
+  await page.getByRole('button', { name: arForm.buttonSubmit }).click();
+  await expect(page.getByRole('status')).toHaveText(arForm.success);
+  expect((await storedRow(phone)).name).toBe(arabicName);
+});
+
 test('what is typed before the app wakes up is kept and sent by the app', async ({ page }) => {
   const phone = uniquePhone();
   const release = await openWithoutApp(page, path);

@@ -7,7 +7,7 @@ import type { MarketerStats } from '../src/domain/marketer-stats';
 import type { ProgramStats } from '../src/domain/program-stats';
 import { buildPayload } from '../src/domain/registration';
 import { e2eLeadsApiKey, marketerToken } from '../testing/marketer-auth';
-import { axe, expect, flagLead, open, test, uniquePhone } from './support';
+import { axe, expect, flagLead, open, putPeople, test, uniquePhone } from './support';
 
 // Issue 36: the provider's page of the referral programme, for a token of PROGRAM_ROLES (the
 // e2e server leaves it unset: admin).
@@ -151,12 +151,12 @@ test('the period downloads as a CSV file that opens in Excel', async ({
   expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
   const lines = bytes.subarray(3).toString('utf8').split('\r\n');
   expect(lines[0]).toBe(
-    'table,marketing_id,utm_source,utm_campaign,package_key,visits,unique_visitors,leads,clients,conversion_percent,client_percent,flagged,not_credited,notes,from,to',
+    'table,marketing_id,name,team_leader_id,team_name,utm_source,utm_campaign,package_key,visits,unique_visitors,leads,clients,conversion_percent,client_percent,flagged,not_credited,notes,from,to',
   );
   // The fourth lead from one address in a day is flagged (same_address); none is decided. Four
   // leads to one counted visitor: no rate, and the notes say why.
   expect(lines).toContain(
-    `marketers,${first},,,,1,1,4,3,,75.0,1,0,${arStats.conversionMoreLeadsNote},${stats.from},${stats.to}`,
+    `marketers,${first},,,,,,,1,1,4,3,,75.0,1,0,${arStats.conversionMoreLeadsNote},${stats.from},${stats.to}`,
   );
   expect(lines.at(-1)).toBe('');
 });
@@ -411,6 +411,97 @@ test('at 390 px the phone layout stays, and a table wider than the phone says so
     .toBeGreaterThan(0);
   expect(await axe(page, 'programme page, 390 px', testInfo.project.name)).toEqual([]);
   await page.screenshot({ path: testInfo.outputPath('program-390.png'), fullPage: true });
+});
+
+test('at 390 and 1280 px the marketers are named, found however their names are typed, and grouped by team', async ({
+  page,
+  request,
+}, testInfo) => {
+  const { first, second, admin } = await twoMarketers(page, request, testInfo.project.name);
+  // The e2e run shares one database: names of this test's own, and a leader of its own.
+  const run = String(Date.now());
+  const leader = `e2e-lead-${run}`;
+  const names = {
+    first: `أسماء الزهراني ${run}`,
+    second: `فاطمة ${run}`,
+    leader: `نورة القحطاني ${run}`,
+  };
+  const person = (marketing_id: string, name: string, team_leader_id: string | null) => ({
+    marketing_id,
+    name,
+    team_leader_id,
+    email: null,
+    active: true,
+  });
+  await putPeople(request, [
+    person(first, names.first, leader),
+    person(second, names.second, leader),
+    person(leader, names.leader, null),
+  ]);
+  // A lead through a general link: apart from every team.
+  const general = await request.post('/api/external-register', {
+    data: buildPayload({ name: 'نورة', email: '', phone: uniquePhone() }, {}),
+  });
+  expect(general.status()).toBe(201);
+  await signIn(page, admin);
+  const firstNamed = arProgram.named(names.first, first);
+  const secondNamed = arProgram.named(names.second, second);
+
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 844 });
+    await open(page, path);
+    await expect(marketersTable(page)).toBeVisible();
+    // Each by name with the id beside it.
+    await expect(marketerRow(page, firstNamed)).toHaveCount(1);
+
+    // Found with a bare alef for أ, and a haa for ة; by id too.
+    const search = page.getByRole('searchbox', { name: arProgram.search });
+    const found = marketersTable(page).getByRole('rowheader');
+    await search.fill(`اسماء الزهراني ${run}`);
+    await expect(found).toHaveText([firstNamed]);
+    await search.fill(`فاطمه ${run}`);
+    await expect(found).toHaveText([secondNamed]);
+    await search.fill(second);
+    await expect(found).toHaveText([secondNamed]);
+    await expect(page.locator('#marketer-search-found')).toHaveText(arProgram.searchFound(1));
+    await search.fill('');
+
+    // The team by its leader's name, its numbers the two members' (five leads, three clients),
+    // its members under it once opened.
+    const teams = page.getByRole('table', { name: arProgram.teams });
+    const team = teams.getByRole('button', {
+      name: `${arProgram.named(names.leader, leader)} (${arProgram.teamMembers(2)})`,
+    });
+    await expect(team).toHaveAttribute('aria-expanded', 'false');
+    const teamRow = team.locator('xpath=ancestor::tr');
+    await expect(teamRow.getByRole('cell').nth(2)).toHaveText('5');
+    await expect(teamRow.getByRole('cell').nth(3)).toHaveText('3');
+    const member = teams.getByRole('rowheader', { name: firstNamed, exact: true });
+    await expect(member).toBeHidden();
+    await team.click();
+    await expect(team).toHaveAttribute('aria-expanded', 'true');
+    await expect(member).toBeVisible();
+    await expect(teams.getByRole('rowheader', { name: secondNamed, exact: true })).toBeVisible();
+    // The general links and the marketers in no team, apart.
+    await expect(
+      teams.getByRole('button', { name: new RegExp(`^${arProgram.noTeam}`) }),
+    ).toBeVisible();
+
+    const region = page.getByRole('region', { name: arProgram.teams });
+    const widths = await region.evaluate((element) => ({
+      scroll: element.scrollWidth,
+      client: element.clientWidth,
+    }));
+    if (width === 1280) expect(widths.scroll).toBeLessThanOrEqual(widths.client);
+    else await expect(region).toHaveAccessibleDescription(arStats.tableScrolls);
+    expect(
+      await axe(page, `programme page with names and teams, ${width} px`, testInfo.project.name),
+    ).toEqual([]);
+    await page.screenshot({
+      path: testInfo.outputPath(`program-names-${width}.png`),
+      fullPage: true,
+    });
+  }
 });
 
 test('a range in the address shows that range, each total beside the previous period’s, at 1024 px, 1280 px and on a phone', async ({

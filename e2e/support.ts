@@ -3,11 +3,20 @@ import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import AxeBuilder from '@axe-core/playwright';
-import { test as base, expect, type Page, type Request, type Response } from '@playwright/test';
+import {
+  test as base,
+  expect,
+  type APIRequestContext,
+  type Page,
+  type Request,
+  type Response,
+} from '@playwright/test';
 import SqliteDatabase from 'better-sqlite3';
 import type { LeadFlag } from '../src/domain/lead-review';
 import type { RegistrationsTable } from '../src/server/db/schema';
+import type { PersonPut } from '../src/server/people/people';
 import { serverNodeArgs } from '../scripts/build-server';
+import { e2ePeopleApiKey } from '../testing/marketer-auth';
 import { sampleBrand } from '../testing/sample-brand';
 import { waitForHydration } from './hydration';
 
@@ -241,4 +250,13 @@ export async function contrastRatio(page: Page, selector: string): Promise<numbe
     ];
     return (light + 0.05) / (dark + 0.05);
   });
+}
+
+/** Puts the programme's people as the provider's platform does (PUT /api/people). */
+export async function putPeople(request: APIRequestContext, people: PersonPut[]): Promise<void> {
+  const response = await request.put('/api/people', {
+    headers: { authorization: `Bearer ${e2ePeopleApiKey}` },
+    data: people,
+  });
+  expect(response.status()).toBe(200);
 }

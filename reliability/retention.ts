@@ -8,7 +8,7 @@ import { Agent } from 'node:http';
 import { Client } from 'pg';
 import { openDatabase } from '../src/server/db/database';
 import { loadDatabaseConfig } from '../src/server/env';
-import { countSignUps } from '../src/server/counts';
+import { countAll } from '../src/server/counts';
 import type { ServerProcess } from '../testing/server-process';
 import {
   createReport,
@@ -80,7 +80,7 @@ const filledMarketers = Array.from({ length: 40 }, (_, n) => `old-m${n}`);
 async function counts() {
   const database = await openDatabase(loadDatabaseConfig({ DATABASE_URL: url.href }));
   try {
-    const rows = await countSignUps(database.db, ['marketing_id'], {
+    const rows = await countAll(database.db, ['marketing_id'], {
       repeats: true,
       marketingIds: filledMarketers,
     });

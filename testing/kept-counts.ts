@@ -39,9 +39,14 @@ export async function expectKeptCountsLive(
       .filter(({ from }) => from < today)
       .flatMap((period) => keptKeys.map((keys) => ({ ...period, keys })));
     const [kept, live] = await Promise.all([
-      createCountPeriods(database).read((count) =>
-        Promise.all(cases.map(({ keys, from, to }) => count(keys, from, now, addDays(to, 1)))),
-      ),
+      // One after the other: a transaction is one connection, which runs one query at a time.
+      createCountPeriods(database).read(async (count) => {
+        const counted = [];
+        for (const { keys, from, to } of cases) {
+          counted.push(await count(keys, from, now, addDays(to, 1)));
+        }
+        return counted;
+      }),
       Promise.all(
         cases.map(({ keys, from, to }) =>
           countAll(database.db, keys, { since: from, until: addDays(to, 1) }),

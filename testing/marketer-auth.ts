@@ -6,6 +6,9 @@ export const e2eMarketerAuthSecret = 'e2e-only-secret-of-the-provider-platform';
 /** The browser tests' server's LEADS_API_KEY: the CRM tells it what became of a lead. */
 export const e2eLeadsApiKey = 'e2e-only-key-of-the-providers-crm-0123456789';
 
+/** The browser tests' server's PEOPLE_API_KEY: the platform puts the programme's people. */
+export const e2ePeopleApiKey = 'e2e-only-key-of-the-providers-platform-0123';
+
 /**
  * A token as the provider's platform would leave it in the browser, valid for an hour; `claims`
  * adds others (a team leader's `team`).

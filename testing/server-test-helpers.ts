@@ -12,11 +12,11 @@ import { expectKeptCountsLive } from './kept-counts';
 import { arForm } from '../src/domain/catalogue/form';
 import { arLinkPage } from '../src/domain/catalogue/link-page';
 import { ar } from '../src/domain/catalogue/shared';
+import { formStampField } from '../src/domain/form-fields';
 import { basePath } from '../src/domain/links';
 import type { Brand, FormState } from '../src/domain/render-contract';
 import { buildApp, type BuildOptions } from '../src/server/app';
 import { loadConfig, type Config } from '../src/server/env';
-import { formStampField } from '../src/domain/registration';
 import type {
   LeadFlagsTable,
   RegistrationsTable,
@@ -372,8 +372,13 @@ export async function buildTestApp(
   let closed = false;
   opened.close = () => ((closed = true), close());
   const now = buildOptions.now ?? (() => new Date());
+  // CI's other Node legs (.ci/other-node) leave the check out: what differs there is the SQLite
+  // driver, and the check, two fifths of a server test's time, is the same SQL on every Node.
+  const checkKeptCounts = process.env.TEST_KEPT_COUNTS !== 'off';
   app.addHook('preClose', async () => {
-    if (!closed) await expectKeptCountsLive(opened, now(), () => services.visits.flush());
+    if (!closed && checkKeptCounts) {
+      await expectKeptCountsLive(opened, now(), () => services.visits.flush());
+    }
   });
   onTestFinished(() => app.close());
   // Unless the app was pointed at another database, or at this one through a proxy.

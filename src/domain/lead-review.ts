@@ -2,8 +2,8 @@
  * Flags on doubtful leads and the decisions on their credit (docs/flags.md): the names of the
  * flags, the programme's review list (GET /api/program/review) and a decision
  * (POST /api/program/leads/{id}/review, or on many leads, POST /api/program/review), as the
- * server answers them and the provider's page shows them. No person is in them: the phone's
- * last three digits only.
+ * server answers them and the provider's page shows them. No prospect is in them: the phone's
+ * last three digits only (the marketers' names are).
  */
 
 /** Why a lead's credit is doubtful, in the order they are listed. */
@@ -40,10 +40,13 @@ export const reviewNoteLength = 280;
 /** The leads one request may decide at once (POST reviewListPath): a page of the review list. */
 export const reviewPageLength = 100;
 
-/** One of a lead's flags; `other`: for `contested`, the earlier lead's marketer (null: a general link), null once that lead is deleted. */
+/**
+ * One of a lead's flags; `other`: for `contested`, the earlier lead's marketer (null: a general
+ * link) and their name in the directory, null once that lead is deleted.
+ */
 export interface ReviewFlag {
   flag: LeadFlag;
-  other: { marketing_id: string | null } | null;
+  other: { marketing_id: string | null; name: string | null } | null;
 }
 
 /** A flagged lead with no decision yet. */
@@ -51,6 +54,8 @@ export interface ReviewLead {
   id: string;
   created_at: string;
   marketing_id: string | null;
+  /** The marketer's name in the directory; null when it does not know them. */
+  name: string | null;
   package_key: string | null;
   /** The phone's last three digits: enough to tell two leads apart, not to call anyone. */
   phone_end: string;

@@ -28,6 +28,8 @@ export interface LinkNumbers {
 /** One member of a team leader's team, and their numbers over the period. */
 export interface TeamMember extends LinkNumbers {
   marketing_id: string;
+  /** Their name in the programme's directory; null when it does not know them. */
+  name: string | null;
 }
 
 export interface MarketerStats {
@@ -50,8 +52,8 @@ export interface MarketerStats {
   /** Every day of the period, oldest first (YYYY-MM-DD, UTC). */
   by_day: { date: string; visits: number; leads: number; sign_ups: number; clients: number }[];
   /**
-   * A team leader's only: each member their token lists, in its order (the leader's own numbers
-   * are the ones above), and the members' numbers added up.
+   * A team leader's only: each member their token lists, in its order, or else the directory's
+   * (the leader's own numbers are the ones above), and the members' numbers added up.
    */
   team?: TeamMember[];
   team_totals?: LinkNumbers;

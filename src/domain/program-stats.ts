@@ -1,7 +1,7 @@
 /**
  * The referral programme's numbers (docs/program.md): GET /api/program/stats's answer, which the
- * server builds from the one count and the provider's page shows. No person is in it: marketer
- * ids, packages and campaigns only.
+ * server builds from the one count and the provider's page shows. No prospect is in it: marketer
+ * ids with their names and teams from the directory, packages and campaigns only.
  */
 import type { StatsPeriod } from './marketer-stats';
 
@@ -26,6 +26,15 @@ export interface ProgramNumbers {
 /** The period's totals: a group's numbers, and the leads' outcomes. */
 export type ProgramTotals = ProgramNumbers & { contacted: number; qualified: number; lost: number };
 
+/** A team on the programme's page: its members' numbers added up. */
+export interface ProgramTeam extends ProgramNumbers {
+  team_leader_id: string;
+  /** The leader's name in the directory; null when it does not know them. */
+  name: string | null;
+  /** The members' marketing ids, as ranked in `marketers` (the leader's own row is not one). */
+  members: string[];
+}
+
 export interface ProgramStats {
   /** How many days the period has: the one asked for (1, 7, 30 or 90), or the range's. */
   days: number;
@@ -41,7 +50,18 @@ export interface ProgramStats {
    * Each marketer with leads in the period (or leads not credited), most leads first; null: the
    * general links.
    */
-  marketers: (ProgramNumbers & { marketing_id: string | null })[];
+  marketers: (ProgramNumbers & {
+    marketing_id: string | null;
+    /** The directory's name; null when it does not know the id (and for the general links). */
+    name: string | null;
+    /** The directory's team leader: their team (docs/program.md); null for none. */
+    team_leader_id: string | null;
+  })[];
+  /**
+   * Each team leader with members among `marketers`, most leads first: the members' rows added
+   * up. The general links and the marketers with no team are in none.
+   */
+  teams: ProgramTeam[];
   /**
    * Each campaign with visits or leads, null for none; `other`: the campaigns past a link's
    * limit of a day, together (the report's "(other)"), whose two fields are then null.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { trapField } from './form-fields';
 import { buildNotes } from './notes';
-import { buildPayload, registrationSchema, trapField, utmFromQuery } from './registration';
+import { buildPayload, registrationSchema, utmFromQuery } from './registration';
 
 const valid = {
   name: 'سارة',

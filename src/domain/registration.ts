@@ -1,11 +1,11 @@
-// zod/mini, not zod: the same schema and checks, but tree-shaken into the form's bundle
-// (about 7 KB gzip instead of about 24 KB for the chainable API). The server's type provider
-// takes any zod 4 schema (zod/v4/core), so the form and the server still share this one.
+// zod/mini, not zod: the same schema and checks, but tree-shaken into the chunk the form loads
+// to send (about 7 KB gzip instead of about 24 KB for the chainable API). The server's type
+// provider takes any zod 4 schema (zod/v4/core), so the form and the server still share this one.
 import * as z from 'zod/mini';
+import { formStampField, nameMaxLength, privacyVersionField, trapField } from './form-fields';
 import { buildNotes, isPageNotes, type RouteAttribution } from './notes';
 import { phonePattern } from './phone';
 
-export const nameMaxLength = 100;
 export const emailMaxLength = 254;
 export const notesMaxLength = 500;
 
@@ -26,27 +26,8 @@ export const storable = (text: string) =>
 const visibleName = (name: string) =>
   /(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{N}]/u.test(name);
 
-/**
- * The page's <meta name> that says the server asks for a solved proof-of-work challenge
- * (ALTCHA): only then does the form fetch one.
- */
-export const proofOfWorkMeta = 'proof-of-work';
-
-/** The name of the form's honeypot field (a name bots like to fill). */
-export const trapField = 'website';
-
-/**
- * The name of the form's hidden field that holds the version of the privacy notice the page
- * showed (docs/personal-data.md#consent): sent, it is what the submission records.
- */
-export const privacyVersionField = 'privacy_version';
+// The privacy notice's version (privacyVersionField) and the form's stamp (formStampField).
 export const privacyVersionMaxLength = 40;
-
-/**
- * The name of the form's hidden field that holds the server's signed stamp of the time it
- * served the form (docs/flags.md#fast): sent back with the sign-up, with or without JavaScript.
- */
-export const formStampField = 'form_stamp';
 export const formStampMaxLength = 100;
 
 /** The campaign parameters a page's URL may carry, sent with a sign-up under the same names. */
@@ -96,29 +77,39 @@ export function utmFromQuery(query: { get(name: string): string | null }): Utm {
 /** A marketer's id, as sent in marketing_id and as found in a link. */
 export const marketingIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
 
+/** A person's name, as a sign-up's and the programme's people's are held. */
+export const nameSchema = z
+  .string()
+  // NFC, so that one name typed on two keyboards is stored, searched and exported alike.
+  .check(
+    z.trim(),
+    z.normalize('NFC'),
+    z.minLength(1),
+    z.maxLength(nameMaxLength),
+    z.refine(storable),
+    z.refine(visibleName),
+  );
+
+/** An e-mail address, or '' for none. */
+export const emailSchema = z.string().check(
+  z.trim(),
+  z.maxLength(emailMaxLength),
+  z.refine((email) => email === '' || z.regexes.html5Email.test(email)),
+);
+
+/** A marketer's id, as text or as a whole number (a platform's JSON may send one), as text. */
+export const marketingIdSchema = z.pipe(
+  z.pipe(z.union([z.string(), z.int().check(z.nonnegative())]), z.transform(String)),
+  z.string().check(z.regex(marketingIdPattern)),
+);
+
 /**
  * The one contract between the form and the server (docs/product.md §3 and §5). The e-mail rule is the
  * HTML standard's, the same check the browser makes on type=email, so the two never disagree.
  */
 export const registrationSchema = z.strictObject({
-  // NFC, so that one name typed on two keyboards is stored, searched and exported alike.
-  name: z
-    .string()
-    .check(
-      z.trim(),
-      z.normalize('NFC'),
-      z.minLength(1),
-      z.maxLength(nameMaxLength),
-      z.refine(storable),
-      z.refine(visibleName),
-    ),
-  email: z.optional(
-    z.string().check(
-      z.trim(),
-      z.maxLength(emailMaxLength),
-      z.refine((email) => email === '' || z.regexes.html5Email.test(email)),
-    ),
-  ),
+  name: nameSchema,
+  email: z.optional(emailSchema),
   phone: z.string().check(z.regex(phonePattern)),
   notes: z.string().check(z.maxLength(notesMaxLength), z.refine(isPageNotes)),
   // The honeypot: people never see this field, so only a bot fills it.
@@ -132,12 +123,7 @@ export const registrationSchema = z.strictObject({
   [formStampField]: z.optional(z.string().check(z.maxLength(formStampMaxLength))),
   // A solved proof-of-work challenge (base64 JSON), when the server asks for one.
   altcha: z.optional(z.string().check(z.maxLength(4_000))),
-  marketing_id: z.optional(
-    z.pipe(
-      z.pipe(z.union([z.string(), z.int().check(z.nonnegative())]), z.transform(String)),
-      z.string().check(z.regex(marketingIdPattern)),
-    ),
-  ),
+  marketing_id: z.optional(marketingIdSchema),
   // The page's campaign parameters (utmFromQuery): where the lead came from, not who it is.
   utm_source: utmValue,
   utm_medium: utmValue,

@@ -17,6 +17,7 @@ import { createCountKeeper } from './count-rollups';
 import { countKeepingPlugin } from './plugins/count-keeping';
 import { leadsPlugin } from './plugins/leads';
 import { loadSheddingPlugin } from './plugins/load-shedding';
+import { peoplePlugin } from './plugins/people';
 import { statsPlugin } from './plugins/stats';
 import { loadBuild, pagesPlugin, type PageSource } from './plugins/pages';
 import { proxyTrustPlugin } from './plugins/proxy-trust';
@@ -120,6 +121,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
       days: config.retentionDays,
       now,
       deleteSubmissions: (selection) => deleteSubmissions(database, selection),
+      erasePeople: (inactiveBefore) => services.people.eraseInactive(inactiveBefore),
     });
   }
   await app.register(webhooksPlugin, {
@@ -172,6 +174,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
       now,
       database,
       leadReviews: services.leadReviews,
+      people: services.people,
     });
   }
   // POST /api/leads/:id/status, only with LEADS_API_KEY: the CRM's, outside the API's CORS
@@ -180,6 +183,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
       prefix: '/api',
       keys: config.leadsApiKeys,
       leadStatuses: services.leadStatuses,
+      now,
+    });
+  }
+  // PUT /api/people, PUT and GET /api/people/:marketing_id, only with PEOPLE_API_KEY: the
+  // platform's, outside the API's CORS
+  if (config.peopleApiKeys !== undefined) {
+    await app.register(peoplePlugin, {
+      prefix: '/api',
+      keys: config.peopleApiKeys,
+      people: services.people,
       now,
     });
   }

@@ -191,9 +191,10 @@ export interface CountPeriods {
    * Runs `read` in one read transaction on the counts' connection, so that its counts agree with
    * each other and a day kept or changed meanwhile is read one way; each count is
    * countAll(reads, by, { since }): the days kept as they are now read, the others (changed
-   * since, or not kept yet) and today counted live.
+   * since, or not kept yet) and today counted live. `reads` is the same transaction, for what
+   * else the answer reads beside its counts (the directory's names and teams).
    */
-  read<T>(read: (count: CountPeriod) => Promise<T>): Promise<T>;
+  read<T>(read: (count: CountPeriod, reads: Kysely<Tables>) => Promise<T>): Promise<T>;
 }
 
 export function createCountPeriods(
@@ -207,7 +208,7 @@ export function createCountPeriods(
         .transaction()
         .setIsolationLevel('repeatable read')
         .execute((trx) =>
-          read((by, since, now, until) => countPeriod(trx, by, since, now, until, onUnkept)),
+          read((by, since, now, until) => countPeriod(trx, by, since, now, until, onUnkept), trx),
         ),
   };
 }
@@ -408,19 +409,19 @@ async function withoutRows(reads: Kysely<Tables>, days: readonly string[]): Prom
       .where('day', '>=', range.since)
       .where('day', '<', range.until)
       .execute();
-  const [registrations, ...others] = await Promise.all([
-    reads
-      .selectFrom('registrations')
-      .select(sql<string>`substr(created_at, 1, 10)`.as('day'))
-      .distinct()
-      .where('created_at', '>=', range.since)
-      .where('created_at', '<', range.until)
-      .execute(),
-    byDay('visits'),
-    byDay('visit_totals'),
-    byDay('sign_up_totals'),
-  ]);
-  const withRows = new Set([registrations, ...others].flat().map((row) => row.day));
+  // One after the other: on PostgreSQL `reads` is the keeper's one locked connection.
+  const registrations = await reads
+    .selectFrom('registrations')
+    .select(sql<string>`substr(created_at, 1, 10)`.as('day'))
+    .distinct()
+    .where('created_at', '>=', range.since)
+    .where('created_at', '<', range.until)
+    .execute();
+  const others = [];
+  for (const table of ['visits', 'visit_totals', 'sign_up_totals'] as const) {
+    others.push(...(await byDay(table)));
+  }
+  const withRows = new Set([...registrations, ...others].map((row) => row.day));
   return new Set(days.filter((date) => !withRows.has(date)));
 }
 

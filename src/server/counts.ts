@@ -71,8 +71,6 @@ export type Counts = VisitCounts & SignUpCounts;
 type Keyed<K extends CountKey> = { [Key in K]: string | null };
 /** One group's counts; a key's null means none (no marketer, the free trial, no campaign). */
 export type Count<K extends CountKey> = Keyed<K> & Counts;
-export type VisitCount<K extends CountKey> = Keyed<K> & VisitCounts;
-export type SignUpCount<K extends CountKey> = Keyed<K> & SignUpCounts;
 
 export interface CountFilter {
   /** From this time on (ISO). Visits and deleted sign-ups are kept per day: from its day on. */
@@ -97,7 +95,7 @@ export async function countAll<K extends CountKey>(
   by: readonly K[],
   filter: CountFilter = {},
 ): Promise<Count<K>[]> {
-  return withNulls(await count(db, by, filter, [...countColumns]), by) as Count<K>[];
+  return withNulls(await count(db, by, filter), by) as Count<K>[];
 }
 
 /** A count as it is kept: countAll's rows with '' for a key's none (count-rollups.ts). */
@@ -106,33 +104,7 @@ export function countKept(
   by: readonly CountKey[],
   filter: CountFilter = {},
 ): Promise<KeptCount[]> {
-  return count(db, by, filter, [...countColumns]);
-}
-
-/** Visits alone, grouped by the keys `by`, named as countAll names them. */
-export async function countVisits<K extends CountKey>(
-  db: Kysely<Tables>,
-  by: readonly K[],
-  filter: CountFilter = {},
-): Promise<VisitCount<K>[]> {
-  return pick(
-    withNulls(await count(db, by, filter, visitColumns), by) as Count<K>[],
-    by,
-    visitColumns,
-  );
-}
-
-/** Sign-ups alone, grouped by the keys `by`, named as countAll names them. */
-export async function countSignUps<K extends CountKey>(
-  db: Kysely<Tables>,
-  by: readonly K[],
-  filter: CountFilter = {},
-): Promise<SignUpCount<K>[]> {
-  return pick(
-    withNulls(await count(db, by, filter, signUpColumns), by) as Count<K>[],
-    by,
-    signUpColumns,
-  );
+  return count(db, by, filter);
 }
 
 type Row = Record<CountKey, string> & Counts;
@@ -146,33 +118,29 @@ export type SummedCount = Partial<Record<CountKey, string> & Record<keyof Counts
  * campaign by every key: a link's campaigns of a day are named, or are otherCampaign, by their
  * visits and leads together (foldCampaigns), so every count names the same ones. The rows
  * without a campaign are never folded, so they are read by the keys asked alone: most rows
- * have none, and grouping them by every key would make as many groups as rows. Groups without
- * any of `wanted` are left out.
+ * have none, and grouping them by every key would make as many groups as rows. Groups with
+ * nothing to count are left out.
  */
 async function count(
   db: Kysely<Tables>,
   by: readonly CountKey[],
   { since = '', until, marketingIds, repeats = false }: CountFilter,
-  wanted: readonly (keyof Counts)[],
 ): Promise<KeptCount[]> {
   if (marketingIds?.length === 0) return [];
   const asked = countKeys.filter((key) => by.includes(key));
   const byCampaign = asked.includes('utm_source') || asked.includes('utm_campaign');
-  const wants = (columns: readonly (keyof Counts)[]) =>
-    byCampaign || columns.some((column) => wanted.includes(column));
   const read = async (keys: readonly CountKey[], campaign?: boolean) => {
     const stored = { keys, since, until, marketingIds, repeats, campaign };
-    const [visits, signUps] = await Promise.all([
-      wants(visitColumns) ? visitRows(db, stored) : [],
-      wants(signUpColumns) ? signUpRows(db, stored) : [],
-    ]);
+    // One query after the other: `db` may be a transaction, one connection that runs one at a
+    // time (pg warns of queries sent to it at once, and its next major refuses them).
+    const visits = await visitRows(db, stored);
+    const signUps = await signUpRows(db, stored);
     return sumBy([...visits, ...signUps], keys);
   };
-  const [named, none] = byCampaign
-    ? await Promise.all([read(countKeys, true).then(foldCampaigns), read(asked, false)])
-    : [await read(asked), []];
+  const named = byCampaign ? foldCampaigns(await read(countKeys, true)) : await read(asked);
+  const none = byCampaign ? await read(asked, false) : [];
   return sumBy([...named, ...none], asked).filter((row) =>
-    wanted.some((column) => row[column] > 0),
+    countColumns.some((column) => row[column] > 0),
   );
 }
 
@@ -227,18 +195,6 @@ function sumBy(rows: SummedCount[], keys: readonly CountKey[]): Row[] {
     for (const column of countColumns) group[column] += Number(row[column] ?? 0);
   }
   return [...groups.values()];
-}
-
-function pick<K extends CountKey, C extends keyof Counts>(
-  rows: Count<K>[],
-  by: readonly K[],
-  columns: readonly C[],
-): (Keyed<K> & Record<C, number>)[] {
-  return rows.map(
-    (row) =>
-      Object.fromEntries([...by, ...columns].map((name) => [name, row[name]])) as Keyed<K> &
-        Record<C, number>,
-  );
 }
 
 /**

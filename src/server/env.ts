@@ -107,9 +107,10 @@ const webhookSecrets = z
     { message: 'expected whsec_ followed by 24 to 64 bytes in base64 (each, when two)' },
   );
 
-// The CRM's key for POST /api/leads/:id/status: long enough that guessing is hopeless; two,
-// separated by a comma, while the CRM moves from the old one to the new (rotation).
-const leadsApiKeys = z
+// A machine's API key (the CRM's for POST /api/leads/:id/status, the platform's for
+// /api/people): long enough that guessing is hopeless; two, separated by a comma, while the caller
+// moves from the old one to the new (rotation).
+const apiKeys = z
   .string()
   .transform((value) => value.split(',').map((key) => key.trim()))
   .pipe(
@@ -290,7 +291,9 @@ const envSchema = z.object({
         .filter((role) => role !== ''),
     ),
   // Set: the provider's CRM tells what became of each lead (POST /api/leads/:id/status).
-  LEADS_API_KEY: leadsApiKeys.optional(),
+  LEADS_API_KEY: apiKeys.optional(),
+  // Set: the provider's platform puts the programme's people (PUT /api/people).
+  PEOPLE_API_KEY: apiKeys.optional(),
   // The flags on doubtful leads (docs/flags.md): never a refusal, only a note for a review.
   CONTESTED_DAYS: z.coerce
     .number()
@@ -480,6 +483,8 @@ const configSchema = envSchema
     marketerAuth: marketerAuthOf(env),
     /** Set: POST /api/leads/:id/status takes any of these keys (plugins/leads.ts). */
     leadsApiKeys: env.LEADS_API_KEY,
+    /** Set: PUT and GET /api/people take any of these keys (plugins/people.ts). */
+    peopleApiKeys: env.PEOPLE_API_KEY,
     /** The thresholds of the flags on doubtful leads (registrations/flags.ts). */
     flags: {
       contestedDays: env.CONTESTED_DAYS,

@@ -2,10 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { arForm } from '../domain/catalogue/form';
 import { ar } from '../domain/catalogue/shared';
+import { nameMaxLength } from '../domain/form-fields';
 import { buildNotes } from '../domain/notes';
 import { packageKeys } from '../domain/packages';
 import {
-  nameMaxLength,
   notesMaxLength,
   registrationSchema,
   type RegistrationPayload,

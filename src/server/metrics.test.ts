@@ -1,6 +1,7 @@
 import SqliteDatabase from 'better-sqlite3';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { buildPayload, trapField } from '../domain/registration';
+import { trapField } from '../domain/form-fields';
+import { buildPayload } from '../domain/registration';
 import { parsePrometheusText, sampleValue } from '../../testing/prometheus-text';
 import { buildTestApp, sqliteBackend } from '../../testing/server-test-helpers';
 import { newWebhookSecret, startWebhookReceiver } from '../../testing/webhook-receiver';

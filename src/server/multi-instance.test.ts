@@ -46,7 +46,7 @@ const phoneOf = (n: number) => `9665${String(n).padStart(8, '0')}`;
 describe.runIf(testDatabaseUrl !== undefined && testRedisUrl !== undefined)(
   'two server instances on one PostgreSQL and one Redis',
   () => {
-    it('store each sign-up once, a burst of repeats linked to one first row, and share one rate limit', async () => {
+    it('store each sign-up once, a burst of repeats linked to one lead, and share one rate limit', async () => {
       const database = await createTestDatabase('postgres');
       onTestFinished(() => database.drop());
       const dir = await mkdtemp(join(tmpdir(), 'tasjeel-instances-'));

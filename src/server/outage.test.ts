@@ -191,7 +191,11 @@ describe.each(testBackends.filter((backend) => backend.database === 'postgres'))
       const leadsKey = 'k'.repeat(32);
       const { app, log } = await buildTestApp(
         backend,
-        { MARKETER_AUTH_SECRET: e2eMarketerAuthSecret, LEADS_API_KEY: leadsKey },
+        {
+          MARKETER_AUTH_SECRET: e2eMarketerAuthSecret,
+          LEADS_API_KEY: leadsKey,
+          PEOPLE_API_KEY: leadsKey,
+        },
         { rewriteDatabaseUrl: via(proxy.port) },
       );
       const stats = async () =>
@@ -218,6 +222,25 @@ describe.each(testBackends.filter((backend) => backend.database === 'postgres'))
         503,
         { error: arForm.errorGeneric },
       ]);
+      const headers = { authorization: `Bearer ${leadsKey}` };
+      const peopleRefused = [
+        await app.inject({
+          method: 'PUT',
+          url: '/api/people/42',
+          headers,
+          payload: { name: 'سارة' },
+        }),
+        await app.inject({
+          method: 'PUT',
+          url: '/api/people',
+          headers,
+          payload: [{ marketing_id: '43', name: 'نورة' }],
+        }),
+        await app.inject({ method: 'GET', url: '/api/people/42', headers }),
+      ];
+      for (const refused of peopleRefused) {
+        expect([refused.statusCode, refused.json()]).toEqual([503, { error: arForm.errorGeneric }]);
+      }
       expect(log()).toContain('database unavailable');
       expect(log()).not.toContain('unexpected error');
     });

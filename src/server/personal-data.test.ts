@@ -488,7 +488,7 @@ describeOnBackends('on $name', (backend) => {
       expect(await outcomes()).toEqual(['0', '0', '1', '0']);
     });
 
-    it("makes the oldest repeat left the lead when an erasure takes a lead's first row", async () => {
+    it('makes the oldest repeat left the lead when an erasure takes the lead', async () => {
       const { databaseUrl, rows } = await storedSignUps(backend, [
         { ...people[3]!, utm: { utm_source: 'whatsapp' } },
         { ...people[3]!, at: '2025-04-10T11:40:00.000Z', email: 'first@example.com' },

@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { buildPayload } from '../domain/registration';
 import type { Database } from './db/schema';
 import { loadConfig } from './env';
-import { countSignUps } from './counts';
+import { countAll } from './counts';
 import { retentionChunk } from './registrations/personal-data';
 import { buildTestApp, describeOnBackends } from '../../testing/server-test-helpers';
 
@@ -39,8 +39,8 @@ async function pastTheLimit({ db }: Database): Promise<number> {
 }
 
 const counts = async ({ db }: Database) =>
-  (await countSignUps(db, ['marketing_id'], { repeats: true, marketingIds: marketers })).sort(
-    (a, b) => (a.marketing_id ?? '').localeCompare(b.marketing_id ?? ''),
+  (await countAll(db, ['marketing_id'], { repeats: true, marketingIds: marketers })).sort((a, b) =>
+    (a.marketing_id ?? '').localeCompare(b.marketing_id ?? ''),
   );
 
 describeOnBackends('on $name, a backlog past RETENTION_DAYS', (backend) => {

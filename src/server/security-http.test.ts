@@ -8,7 +8,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { arForm } from '../domain/catalogue/form';
 import { ar } from '../domain/catalogue/shared';
-import { buildPayload, trapField } from '../domain/registration';
+import { trapField } from '../domain/form-fields';
+import { buildPayload } from '../domain/registration';
 import {
   buildCommand,
   testBuildDir,

@@ -7,6 +7,7 @@ import type { Config } from './env';
 import { createLeadReviews, type LeadReviews } from './leads/lead-reviews';
 import { createLeadStatuses, type LeadStatuses } from './leads/lead-statuses';
 import { createMetrics, type Metrics } from './metrics';
+import { createPeople, type People } from './people/people';
 import { createProofOfWork, type ProofOfWork } from './registrations/proof-of-work';
 import { createSignUpEvidence, type SignUpEvidenceSource } from './registrations/sign-up-evidence';
 import {
@@ -33,6 +34,8 @@ export interface Services {
   leadStatuses: LeadStatuses;
   /** The decisions on leads' credit (POST /api/program/leads/:id/review). */
   leadReviews: LeadReviews;
+  /** The programme's people (PUT /api/people), by marketing id. */
+  people: People;
   /** Notes page visits in memory; plugins/visits.ts writes them every second. */
   visits: VisitCounter;
   /** The webhook events (plugins/webhooks.ts delivers them). */
@@ -107,6 +110,7 @@ export async function createServices(
     registrations,
     leadStatuses: createLeadStatuses(database),
     leadReviews: createLeadReviews(database),
+    people: createPeople(database),
     visits: createVisitCounter(createVisitRepository(database), { salts, now, log }),
     // Under the visits' salt: a sign-up's address hash is its visit's.
     evidence: createSignUpEvidence(config.formStampKey, salts),

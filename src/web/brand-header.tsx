@@ -1,5 +1,5 @@
 import { ar } from '../domain/catalogue/shared';
-import { privacyVersionField } from '../domain/registration';
+import { privacyVersionField } from '../domain/form-fields';
 import { useBrand } from './brand';
 
 // The logo's box in CSS pixels: as tall as a line of the header, and never wide enough to be

@@ -3,11 +3,15 @@ import { conversion } from '../domain/conversion';
 import { csvCell, csvText } from '../domain/csv';
 import type { ProgramNumbers, ProgramStats } from '../domain/program-stats';
 
-// The report's names for its columns (src/server/report.ts), one file for the three tables:
-// each row fills its own table's text columns and leaves the others empty.
+// The report's names for its columns (src/server/cli/report.ts), one file for the four tables:
+// each row fills its own table's text columns and leaves the others empty. A marketer's name
+// and team (its leader's id and name) beside their id; a team's row, its leader's.
 const header = [
   'table',
   'marketing_id',
+  'name',
+  'team_leader_id',
+  'team_name',
   'utm_source',
   'utm_campaign',
   'package_key',
@@ -33,12 +37,7 @@ const rate = (value: number | null) => value?.toFixed(1) ?? '';
 
 // Never a conversion above 100 % (domain/conversion.ts): where the leads outnumber the visitors
 // the cell is empty and the row's notes say why, in the page's words.
-function line(
-  table: string,
-  labels: (string | null)[],
-  row: ProgramNumbers,
-  { from, to }: Pick<ProgramStats, 'from' | 'to'>,
-): string {
+function line(table: string, labels: (string | null)[], row: ProgramNumbers): string {
   const moreLeads = conversion(row).kind === 'more_leads';
   return [
     table,
@@ -52,8 +51,6 @@ function line(
     row.flagged,
     row.not_credited,
     csvCell(moreLeads ? arStats.conversionMoreLeadsNote : null),
-    from,
-    to,
   ].join(',');
 }
 
@@ -63,25 +60,39 @@ function line(
  * empty cell, as in the report.
  */
 export function programCsv(stats: ProgramStats): string {
-  return csvText([
-    header,
+  const teamName = new Map(stats.teams.map((team) => [team.team_leader_id, team.name]));
+  const none = [null, null, null, null];
+  const lines = [
     ...stats.marketers.map((row) =>
-      line('marketers', [row.marketing_id, null, null, null], row, stats),
+      line(
+        'marketers',
+        [
+          row.marketing_id,
+          row.name,
+          row.team_leader_id,
+          row.team_leader_id === null ? null : (teamName.get(row.team_leader_id) ?? null),
+          null,
+          null,
+          null,
+        ],
+        row,
+      ),
+    ),
+    ...stats.teams.map((team) =>
+      line('teams', [null, null, team.team_leader_id, team.name, null, null, null], team),
     ),
     ...stats.campaigns.map((row) =>
       line(
         'campaigns',
         row.other
-          ? [null, otherCampaigns, otherCampaigns, null]
-          : [null, row.utm_source, row.utm_campaign, null],
+          ? [...none, otherCampaigns, otherCampaigns, null]
+          : [...none, row.utm_source, row.utm_campaign, null],
         row,
-        stats,
       ),
     ),
-    ...stats.packages.map((row) =>
-      line('packages', [null, null, null, row.package_key], row, stats),
-    ),
-  ]);
+    ...stats.packages.map((row) => line('packages', [...none, null, null, row.package_key], row)),
+  ];
+  return csvText([header, ...lines.map((text) => `${text},${stats.from},${stats.to}`)]);
 }
 
 /** The file's name: the period's first and last day. */

@@ -14,7 +14,7 @@ import {
 import { marketerStatsMeta } from '../domain/marketer-stats';
 import { packageLabels } from '../domain/packages';
 import { addDays, type ProgramNumbers, type ProgramStats } from '../domain/program-stats';
-import { formatDate, formatFullDate, formatRate, formatTime } from './stats-format';
+import { formatDate, formatFullDate, formatNumber, formatRate, formatTime } from './stats-format';
 import { renderApp } from './test-helpers';
 
 const path = '/register/program';
@@ -32,14 +32,24 @@ const numbers = (leads: number, clients: number): ProgramNumbers => ({
 
 const days = ['2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20', '2026-11-21', '2026-11-22'];
 
+// The directory's names of the first three marketers, and their teams: m-1 and m-2 in lead-1's,
+// m-3 in none; the others it does not know.
+const directory: Record<string, { name: string; team_leader_id: string | null }> = {
+  'm-1': { name: 'إيمان الزهراني', team_leader_id: 'lead-1' },
+  'm-2': { name: 'فاطمة', team_leader_id: 'lead-1' },
+  'm-3': { name: 'هدى العمري', team_leader_id: null },
+};
+
 // 55 marketers, most leads first as the server sends them: m-1 has 60 leads and 1 client, m-55
 // has 6 leads and 55 clients; then the general links.
 const marketers: ProgramStats['marketers'] = [
   ...Array.from({ length: 55 }, (_, index) => ({
     marketing_id: `m-${index + 1}`,
+    name: directory[`m-${index + 1}`]?.name ?? null,
+    team_leader_id: directory[`m-${index + 1}`]?.team_leader_id ?? null,
     ...numbers(60 - index, index + 1),
   })),
-  { marketing_id: null, ...numbers(3, 0) },
+  { marketing_id: null, name: null, team_leader_id: null, ...numbers(3, 0) },
 ];
 
 const stats: ProgramStats = {
@@ -85,6 +95,15 @@ const stats: ProgramStats = {
     clients: index,
   })),
   marketers,
+  // m-1 and m-2 added up: 60 and 59 leads, 1 and 2 clients.
+  teams: [
+    {
+      team_leader_id: 'lead-1',
+      name: 'نورة القحطاني',
+      members: ['m-1', 'm-2'],
+      ...numbers(119, 3),
+    },
+  ],
   campaigns: [
     { utm_source: 'whatsapp', utm_campaign: 'ramadan', other: false, ...numbers(20, 2) },
     { utm_source: '=HYPERLINK("x")', utm_campaign: null, other: false, ...numbers(5, 1) },
@@ -106,6 +125,7 @@ const reviewList: ReviewList = {
       id: 'b5d2c0de-0000-4000-8000-000000000001',
       created_at: '2026-11-23T08:00:00.000Z',
       marketing_id: null,
+      name: null,
       package_key: null,
       phone_end: '101',
       flags: [{ flag: 'fast', other: null }],
@@ -114,10 +134,11 @@ const reviewList: ReviewList = {
       id: 'b5d2c0de-0000-4000-8000-000000000002',
       created_at: '2026-11-23T09:30:00.000Z',
       marketing_id: 'm-42',
+      name: 'سلمى العتيبي',
       package_key: 'premium_reco',
       phone_end: '678',
       flags: [
-        { flag: 'contested', other: { marketing_id: 'm-7' } },
+        { flag: 'contested', other: { marketing_id: 'm-7', name: null } },
         { flag: 'same_address', other: null },
       ],
     },
@@ -128,6 +149,7 @@ const reviewList: ReviewList = {
       id: 'b5d2c0de-0000-4000-8000-000000000003',
       created_at: '2026-11-22T07:00:00.000Z',
       marketing_id: 'm-9',
+      name: null,
       package_key: 'premium_reco',
       phone_end: '303',
       flags: [{ flag: 'burst', other: null }],
@@ -424,13 +446,19 @@ describe('the programme page', () => {
     expect(within(rows[7]!).getByRole('rowheader')).toHaveTextContent(formatDate('2026-11-23'));
   });
 
-  it('ranks the marketers, names the general links, and shows the first 50 until asked', async () => {
+  it('ranks the marketers by name, names the general links, and shows the first 50 until asked', async () => {
     await openPage();
     const region = screen.getByRole('region', { name: arProgram.byMarketer });
     expect(region).toHaveAttribute('tabindex', '0');
     const ids = rowHeaders(arProgram.byMarketer);
     expect(ids).toHaveLength(50);
-    expect(ids.slice(0, 2)).toEqual(['m-1', 'm-2']);
+    // By name with the id beside it; one the directory does not know, by id alone.
+    expect(ids.slice(0, 4)).toEqual([
+      arProgram.named('إيمان الزهراني', 'm-1'),
+      arProgram.named('فاطمة', 'm-2'),
+      arProgram.named('هدى العمري', 'm-3'),
+      'm-4',
+    ]);
     const columns = within(table(arProgram.byMarketer))
       .getAllByRole('columnheader')
       .map((cell) => cell.textContent);
@@ -459,6 +487,88 @@ describe('the programme page', () => {
     expect(all.at(-1)).toBe(arProgram.general);
     expect(screen.queryByRole('button', { name: arProgram.showAll(56) })).toBeNull();
     expect(region).toHaveFocus();
+  });
+
+  it('finds a marketer by name or id, whatever the form of alef, taa marbuta or yaa typed', async () => {
+    await openPage();
+    const search = screen.getByRole('searchbox', { name: arProgram.search });
+    // What it found, said as it changes: the search box's description.
+    const found = () => document.getElementById(search.getAttribute('aria-describedby')!)!;
+    expect(found()).toHaveAttribute('role', 'status');
+    const find = (typed: string) => {
+      fireEvent.change(search, { target: { value: typed } });
+      return rowHeaders(arProgram.byMarketer);
+    };
+    // إيمان typed with a bare alef, with hamza below, or its family name alone.
+    for (const typed of ['ايمان', 'إيمان', 'أيمان', 'الزهراني']) {
+      expect(find(typed), typed).toEqual([arProgram.named('إيمان الزهراني', 'm-1')]);
+    }
+    // فاطمة typed with a haa; هدى with a yaa, and هدي's name typed with an alef maqsura.
+    expect(find('فاطمه')).toEqual([arProgram.named('فاطمة', 'm-2')]);
+    expect(find('هدي')).toEqual([arProgram.named('هدى العمري', 'm-3')]);
+    // By id, a part of it, in Arabic digits too: m-4 and m-40 to m-49.
+    expect(find('m-4')).toHaveLength(11);
+    expect(find('M-5٥')).toEqual(['m-55']);
+    expect(found()).toHaveTextContent(arProgram.searchFound(1));
+    // The general links by their name on the page.
+    expect(find('العامة')).toEqual([arProgram.general]);
+    fireEvent.change(search, { target: { value: 'لا أحد' } });
+    expect(screen.queryByRole('table', { name: arProgram.byMarketer })).toBeNull();
+    expect(found()).toHaveTextContent(arProgram.searchNone);
+    // Emptied: every marketer again, the first 50 shown.
+    expect(find('')).toHaveLength(50);
+    expect(found()).toBeEmptyDOMElement();
+  });
+
+  it('shows each team by its leader’s name with its numbers, its members under it, and those in no team apart', async () => {
+    await openPage();
+    const teams = table(arProgram.teams);
+    expect(
+      within(teams)
+        .getAllByRole('columnheader')
+        .map((cell) => cell.textContent),
+    ).toEqual([
+      arProgram.teamLeader,
+      arStats.statVisits,
+      arStats.statUniqueVisitors,
+      arStats.statSignUps,
+      arStats.statClients,
+      arStats.statConversion,
+      arStats.statClientRate,
+      arProgram.statFlagged,
+      arStats.statNotCredited,
+    ]);
+    const leader = within(teams).getByRole('button', {
+      name: `${arProgram.named('نورة القحطاني', 'lead-1')} (${arProgram.teamMembers(2)})`,
+    });
+    expect(leader).toHaveAttribute('aria-expanded', 'false');
+    // The team's own numbers, as the server added them up: 1,190 visits, 119 leads, 3 clients.
+    const teamRow = leader.closest('tr')!;
+    expect(
+      within(teamRow)
+        .getAllByRole('cell')
+        .slice(0, 4)
+        .map((cell) => cell.textContent),
+    ).toEqual([1190, 952, 119, 3].map(formatNumber));
+    // Its members hidden until the leader's button is pressed.
+    expect(
+      within(teams).queryByRole('rowheader', { name: arProgram.named('فاطمة', 'm-2') }),
+    ).toBeNull();
+    fireEvent.click(leader);
+    expect(leader).toHaveAttribute('aria-expanded', 'true');
+    const members = leader.getAttribute('aria-controls')!.split(' ');
+    expect(
+      members.map((id) => document.getElementById(id)?.querySelector('th')?.textContent),
+    ).toEqual([arProgram.named('إيمان الزهراني', 'm-1'), arProgram.named('فاطمة', 'm-2')]);
+    // The general links and every other marketer, m-3 among them, apart.
+    const apart = within(teams).getByRole('button', {
+      name: `${arProgram.noTeam} (${arProgram.teamMembers(54)})`,
+    });
+    fireEvent.click(apart);
+    const shown = rowHeaders(arProgram.teams);
+    expect(shown).toContain(arProgram.general);
+    expect(shown).toContain(arProgram.named('هدى العمري', 'm-3'));
+    expect(shown.filter((name) => name === arProgram.named('فاطمة', 'm-2'))).toHaveLength(1);
   });
 
   it('sorts the marketers by clients, most first, then fewest first', async () => {
@@ -506,20 +616,31 @@ describe('the programme page', () => {
     expect(saved).toEqual({ href: 'blob:program', download: 'program_2026-11-17_2026-11-23.csv' });
     expect(lines.at(-1)).toBe('');
     expect(lines[0]).toBe(
-      'table,marketing_id,utm_source,utm_campaign,package_key,visits,unique_visitors,leads,clients,conversion_percent,client_percent,flagged,not_credited,notes,from,to',
+      'table,marketing_id,name,team_leader_id,team_name,utm_source,utm_campaign,package_key,visits,unique_visitors,leads,clients,conversion_percent,client_percent,flagged,not_credited,notes,from,to',
     );
-    expect(lines[1]).toBe('marketers,m-1,,,,600,480,60,1,12.5,1.7,0,0,,2026-11-17,2026-11-23');
-    expect(lines).toContain('marketers,,,,,30,24,3,0,12.5,0.0,0,1,,2026-11-17,2026-11-23');
+    // A marketer with their name and team (the leader's id and name); one the directory does
+    // not know, and the general links, with empty cells.
+    expect(lines[1]).toBe(
+      'marketers,m-1,إيمان الزهراني,lead-1,نورة القحطاني,,,,600,480,60,1,12.5,1.7,0,0,,2026-11-17,2026-11-23',
+    );
+    expect(lines[3]).toBe(
+      'marketers,m-3,هدى العمري,,,,,,580,464,58,3,12.5,5.2,1,0,,2026-11-17,2026-11-23',
+    );
+    expect(lines[4]).toBe('marketers,m-4,,,,,,,570,456,57,4,12.5,7.0,0,1,,2026-11-17,2026-11-23');
+    expect(lines).toContain('marketers,,,,,,,,30,24,3,0,12.5,0.0,0,1,,2026-11-17,2026-11-23');
     expect(lines).toContain(
-      `campaigns,,"'=HYPERLINK(""x"")",,,50,40,5,1,12.5,20.0,2,1,,2026-11-17,2026-11-23`,
+      'teams,,,lead-1,نورة القحطاني,,,,1190,952,119,3,12.5,2.5,2,1,,2026-11-17,2026-11-23',
     );
     expect(lines).toContain(
-      'campaigns,,(other),(other),,40,32,4,0,12.5,0.0,1,0,,2026-11-17,2026-11-23',
+      `campaigns,,,,,"'=HYPERLINK(""x"")",,,50,40,5,1,12.5,20.0,2,1,,2026-11-17,2026-11-23`,
     );
     expect(lines).toContain(
-      'packages,,,,premium_reco,100,80,10,4,12.5,40.0,1,0,,2026-11-17,2026-11-23',
+      'campaigns,,,,,(other),(other),,40,32,4,0,12.5,0.0,1,0,,2026-11-17,2026-11-23',
     );
-    expect(lines).toHaveLength(1 + 56 + 4 + 2 + 1);
+    expect(lines).toContain(
+      'packages,,,,,,,premium_reco,100,80,10,4,12.5,40.0,1,0,,2026-11-17,2026-11-23',
+    );
+    expect(lines).toHaveLength(1 + 56 + 1 + 4 + 2 + 1);
   });
 
   describe('where the leads outnumber the counted visitors', () => {
@@ -531,6 +652,8 @@ describe('the programme page', () => {
       leads,
       conversion_percent: visitors === 0 ? null : (leads / visitors) * 100,
     });
+    const m1 = arProgram.named('إيمان الزهراني', 'm-1');
+    const m2 = arProgram.named('فاطمة', 'm-2');
     const answer: ProgramStats = {
       ...stats,
       totals: { ...stats.totals, ...moreLeads(1_300, 1_250) },
@@ -552,14 +675,19 @@ describe('the programme page', () => {
         within(
           within(marketersTable).getByRole('rowheader', { name: id }).closest('tr')!,
         ).getAllByRole('cell')[4];
-      expect(conversionCell('m-1')).toHaveTextContent(arStats.conversionMoreLeads);
-      expect(conversionCell('m-2')).toHaveTextContent('12.5');
+      expect(conversionCell(m1)).toHaveTextContent(arStats.conversionMoreLeads);
+      expect(conversionCell(m2)).toHaveTextContent('12.5');
       // The campaign's cells: its campaign, then its numbers.
       expect(
         within(within(table(arProgram.byCampaign)).getAllByRole('row')[1]!).getAllByRole('cell')[5],
       ).toHaveTextContent(arStats.conversionMoreLeads);
       // Every conversion shown (Intl writes marks around the sign) is 100 % or less.
-      const conversions = [arProgram.byMarketer, arProgram.byCampaign, arStats.statsByPackage]
+      const conversions = [
+        arProgram.byMarketer,
+        arProgram.teams,
+        arProgram.byCampaign,
+        arStats.statsByPackage,
+      ]
         .flatMap((caption) => {
           const rows = within(table(caption)).getAllByRole('row');
           const column = within(rows[0]!)
@@ -573,19 +701,21 @@ describe('the programme page', () => {
 
       // Sorted by conversion, the rates come first, most first; the words after them.
       fireEvent.click(within(marketersTable).getByRole('button', { name: arStats.statConversion }));
-      expect(rowHeaders(arProgram.byMarketer)[0]).toBe('m-2');
-      expect(rowHeaders(arProgram.byMarketer).at(-1)).toBe('m-1');
+      expect(rowHeaders(arProgram.byMarketer)[0]).toBe(m2);
+      expect(rowHeaders(arProgram.byMarketer).at(-1)).toBe(m1);
     });
 
     it('leaves the rate out of the CSV and says why in the row’s notes', async () => {
       await openPage(answer);
       const { lines } = await download();
       expect(lines[1]).toBe(
-        `marketers,m-1,,,,1,1,2,1,,1.7,0,0,${arStats.conversionMoreLeadsNote},2026-11-17,2026-11-23`,
+        `marketers,m-1,إيمان الزهراني,lead-1,نورة القحطاني,,,,1,1,2,1,,1.7,0,0,${arStats.conversionMoreLeadsNote},2026-11-17,2026-11-23`,
       );
-      expect(lines[2]).toBe('marketers,m-2,,,,590,472,59,2,12.5,3.4,2,1,,2026-11-17,2026-11-23');
+      expect(lines[2]).toBe(
+        'marketers,m-2,فاطمة,lead-1,نورة القحطاني,,,,590,472,59,2,12.5,3.4,2,1,,2026-11-17,2026-11-23',
+      );
       expect(lines).toContain(
-        `campaigns,,crm,,,0,0,3,2,,10.0,2,0,${arStats.conversionMoreLeadsNote},2026-11-17,2026-11-23`,
+        `campaigns,,,,,crm,,,0,0,3,2,,10.0,2,0,${arStats.conversionMoreLeadsNote},2026-11-17,2026-11-23`,
       );
     });
 
@@ -653,12 +783,13 @@ describe('the review list', () => {
   const lead = (time: string, marketer: string) =>
     within(list()).getByRole('article', { name: arReview.lead(formatTime(time), marketer) });
 
-  it('lists the flagged leads awaiting a decision, their count in its heading, with no person', async () => {
+  it('lists the flagged leads awaiting a decision, their count in its heading, marketers by name, with no prospect', async () => {
     await openPage();
     await within(await screen.findByRole('region', { name: arReview.heading(2) })).findAllByRole(
       'article',
     );
-    const contested = lead('2026-11-23T09:30:00.000Z', 'm-42');
+    // By the directory's name with the id beside it; m-7, whom it does not know, by id alone.
+    const contested = lead('2026-11-23T09:30:00.000Z', arProgram.named('سلمى العتيبي', 'm-42'));
     expect(within(contested).getByText(packageLabels.premium_reco)).toBeVisible();
     expect(within(contested).getByText('•••••••••678')).toBeInTheDocument();
     expect(within(contested).getByText(arReview.phoneEnding('678'))).toBeInTheDocument();
@@ -693,7 +824,7 @@ describe('the review list', () => {
     };
     let answer: (response: Response) => void = () => {};
     fetch.mockImplementation(answering(() => new Promise((resolve) => (answer = resolve))));
-    const contested = lead('2026-11-23T09:30:00.000Z', 'm-42');
+    const contested = lead('2026-11-23T09:30:00.000Z', arProgram.named('سلمى العتيبي', 'm-42'));
     fireEvent.change(within(contested).getByRole('textbox', { name: arReview.note }), {
       target: { value: 'the same person' },
     });
@@ -713,7 +844,10 @@ describe('the review list', () => {
       await screen.findByRole('heading', { level: 2, name: arReview.heading(1) }),
     ).toBeVisible();
     const decided = screen.getByRole('article', {
-      name: arReview.lead(formatTime('2026-11-23T09:30:00.000Z'), 'm-42'),
+      name: arReview.lead(
+        formatTime('2026-11-23T09:30:00.000Z'),
+        arProgram.named('سلمى العتيبي', 'm-42'),
+      ),
     });
     const shown = arReview.decided(
       arReview.notCredited,
@@ -836,6 +970,7 @@ describe('the review list', () => {
     id: `b5d2c0de-0000-4000-8000-${String(n).padStart(12, '0')}`,
     created_at: new Date(Date.parse('2026-11-23T08:00:00.000Z') + n * 60_000).toISOString(),
     marketing_id: marketer,
+    name: null,
     package_key: 'premium_reco',
     phone_end: String(n % 1000).padStart(3, '0'),
     flags: [{ flag, other: null }],

@@ -2,6 +2,7 @@ import { Fragment, useRef, useState, type ReactNode } from 'react';
 import { arStats } from '../domain/catalogue/marketer-stats';
 import { arProgram } from '../domain/catalogue/program';
 import { ar } from '../domain/catalogue/shared';
+import { matchesSearch, searchForm } from '../domain/arabic-search';
 import { conversion } from '../domain/conversion';
 import { packageLabel } from '../domain/packages';
 import {
@@ -13,6 +14,7 @@ import {
   type ProgramTotals,
 } from '../domain/program-stats';
 import { LicenceLine } from './brand-header';
+import { marketerName } from './marketer-name';
 import { DailyChart } from './daily-chart';
 import { usePeriodStats } from './use-period-stats';
 import { platformTokenKey } from './platform-token';
@@ -200,18 +202,8 @@ function Report({ stats }: { stats: ProgramStats }) {
         </button>
       </div>
       <DailyChart days={stats.by_day} />
-      <RankedTable
-        id="marketers"
-        caption={arProgram.byMarketer}
-        labels={[
-          {
-            heading: arStats.teamMember,
-            text: (row) => row.marketing_id ?? '',
-            cell: (row) => (row.marketing_id === null ? arProgram.general : row.marketing_id),
-          },
-        ]}
-        rows={stats.marketers}
-      />
+      <Marketers marketers={stats.marketers} />
+      <Teams stats={stats} />
       <RankedTable
         id="campaigns"
         caption={arProgram.byCampaign}
@@ -243,6 +235,132 @@ function Report({ stats }: { stats: ProgramStats }) {
         rows={stats.packages}
       />
     </>
+  );
+}
+
+type MarketerRow = ProgramStats['marketers'][number];
+
+/**
+ * The marketers ranked, by name with their id beside it, and a search box above them that
+ * finds a marketer by name or id however its letters are typed (domain/arabic-search.ts).
+ */
+function Marketers({ marketers }: { marketers: MarketerRow[] }) {
+  const [typed, setTyped] = useState('');
+  const found = marketers.filter((row) =>
+    matchesSearch(typed, [row.name, row.marketing_id ?? arProgram.general]),
+  );
+  const searching = searchForm(typed) !== '';
+  return (
+    <>
+      <div className="search">
+        <label htmlFor="marketer-search">{arProgram.search}</label>
+        <input
+          id="marketer-search"
+          type="search"
+          value={typed}
+          aria-describedby="marketer-search-found"
+          onChange={(event) => setTyped(event.target.value)}
+        />
+      </div>
+      <p role="status" id="marketer-search-found" className="note">
+        {searching &&
+          (found.length === 0 ? arProgram.searchNone : arProgram.searchFound(found.length))}
+      </p>
+      <RankedTable
+        id="marketers"
+        caption={arProgram.byMarketer}
+        labels={[
+          {
+            heading: arStats.teamMember,
+            text: (row) => row.name ?? row.marketing_id ?? '',
+            cell: (row) => marketerName(row.marketing_id, row.name),
+          },
+        ]}
+        rows={found}
+      />
+    </>
+  );
+}
+
+/**
+ * The teams (docs/program.md: the directory's team leaders), each leader by name with the
+ * team's numbers, a button that shows or hides its members' rows under it; then, apart, the
+ * general links and the marketers in no team. Nothing while the directory puts nobody in a team.
+ */
+function Teams({ stats }: { stats: ProgramStats }) {
+  if (stats.teams.length === 0) return null;
+  const rows = new Map(stats.marketers.map((row) => [row.marketing_id, row]));
+  const inTeams = new Set(stats.teams.flatMap((team) => team.members));
+  const apart = stats.marketers.filter(
+    (row) => row.marketing_id === null || !inTeams.has(row.marketing_id),
+  );
+  return (
+    <ScrollingTable caption={arProgram.teams} id="teams-caption">
+      <thead>
+        <tr>
+          <th scope="col">{arProgram.teamLeader}</th>
+          {numberColumns.map(({ key, heading }) => (
+            <th scope="col" key={key}>
+              {heading}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      {stats.teams.map((team) => (
+        <TeamRows
+          key={team.team_leader_id}
+          id={`team-${team.team_leader_id}`}
+          label={marketerName(team.team_leader_id, team.name)}
+          numbers={team}
+          members={team.members.flatMap((id) => rows.get(id) ?? [])}
+        />
+      ))}
+      {apart.length > 0 && <TeamRows id="no-team" label={arProgram.noTeam} members={apart} />}
+    </ScrollingTable>
+  );
+}
+
+/** A team's rows: its own, with the button that shows its members' rows under it. */
+function TeamRows({
+  id,
+  label,
+  numbers,
+  members,
+}: {
+  id: string;
+  label: string;
+  numbers?: ProgramNumbers;
+  members: MarketerRow[];
+}) {
+  const [open, setOpen] = useState(false);
+  const memberId = (place: number) => `${id}-member-${place}`;
+  return (
+    <tbody className="team">
+      <tr>
+        <th scope="rowgroup">
+          <button
+            type="button"
+            className="disclosure"
+            aria-expanded={open}
+            aria-controls={members.map((_, place) => memberId(place)).join(' ')}
+            onClick={() => setOpen(!open)}
+          >
+            {label} <span className="members-count">({arProgram.teamMembers(members.length)})</span>
+          </button>
+        </th>
+        {numberColumns.map(({ key }) => (
+          <td key={key}>{numbers === undefined ? '' : cell(numbers, key)}</td>
+        ))}
+      </tr>
+      {members.map((row, place) => (
+        <tr key={row.marketing_id ?? ''} id={memberId(place)} className="member" hidden={!open}>
+          <th scope="row">{marketerName(row.marketing_id, row.name)}</th>
+          {numberColumns.map(({ key }) => (
+            <td key={key}>{cell(row, key)}</td>
+          ))}
+        </tr>
+      ))}
+    </tbody>
   );
 }
 

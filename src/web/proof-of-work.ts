@@ -1,4 +1,4 @@
-import { proofOfWorkMeta } from '../domain/registration';
+import { proofOfWorkMeta } from '../domain/form-fields';
 import { apiBaseUrl } from './env';
 
 /** Whether the server asks for a solved challenge (its pages say so in a <meta>). */

@@ -5,9 +5,9 @@ import { deriveKey } from 'altcha-lib/algorithms/web/pbkdf2';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { arForm } from '../domain/catalogue/form';
 import { ar } from '../domain/catalogue/shared';
+import { privacyVersionField, proofOfWorkMeta, trapField } from '../domain/form-fields';
 import { signedUpParameter } from '../domain/links';
 import { buildNotes, type RouteAttribution } from '../domain/notes';
-import { privacyVersionField, proofOfWorkMeta, trapField } from '../domain/registration';
 import { apiBaseUrl } from './env';
 import { renderApp } from './test-helpers';
 
@@ -213,7 +213,7 @@ describe('the registration form', () => {
       // The browser's own required check would stop a click first; the schema is what is tested.
       fireEvent.submit(screen.getByRole('form'));
 
-      expect(errorLine()).toHaveTextContent(arForm.errorInvalid);
+      await waitFor(() => expect(errorLine()).toHaveTextContent(arForm.errorInvalid));
       expect(fetch).not.toHaveBeenCalled();
       for (const [field, label] of [
         ['name', arForm.fieldName],
@@ -229,13 +229,13 @@ describe('the registration form', () => {
       }
     });
 
-    it('a 13-digit phone, which maxLength stops only for typing', () => {
+    it('a 13-digit phone, which maxLength stops only for typing', async () => {
       const fetch = stubFetch(created);
       renderApp('/register/register-client');
       fireEvent.change(nameField(), { target: { value: 'Sara' } });
       fireEvent.change(phoneField(), { target: { value: '9665123456789' } });
       fireEvent.submit(screen.getByRole('form'));
-      expect(errorLine()).toHaveTextContent(arForm.errorInvalid);
+      await waitFor(() => expect(errorLine()).toHaveTextContent(arForm.errorInvalid));
       expect(fetch).not.toHaveBeenCalled();
     });
   });
@@ -341,6 +341,28 @@ describe('the registration form', () => {
     expect(phoneField()).toHaveValue(validPhone);
   });
 
+  it('shows the generic error when what sending needs cannot be loaded, and loads it on the next press', async () => {
+    const fetch = stubFetch(created);
+    vi.doMock('../domain/registration', () => {
+      throw new Error('no chunk');
+    });
+    let user: Awaited<ReturnType<typeof fillIn>>;
+    try {
+      renderApp('/register/register-client');
+      user = await fillIn({ name: 'Sara', phone: validPhone });
+      await user.click(submitButton());
+      await waitFor(() => expect(errorLine()).toHaveTextContent(arForm.errorGeneric));
+      expect(fetch).not.toHaveBeenCalled();
+      expect(phoneField()).toHaveValue(validPhone);
+      expect(submitButton()).toBeEnabled();
+    } finally {
+      vi.doUnmock('../domain/registration');
+    }
+    await user.click(submitButton());
+    await waitFor(() => expect(statusLine()).toHaveTextContent(arForm.success));
+    expect(fetch).toHaveBeenCalledTimes(1);
+  });
+
   it('clears earlier messages when submitted again', async () => {
     stubFetch(() => Promise.resolve(Response.json({ error: ar.errorBadRequest }, { status: 400 })));
     const user = await submitValid();
@@ -355,7 +377,7 @@ describe('the registration form', () => {
     await waitFor(() => expect(statusLine()).toHaveTextContent(arForm.success));
     fireEvent.submit(screen.getByRole('form'));
     expect(statusLine()).toBeEmptyDOMElement();
-    expect(errorLine()).toHaveTextContent(arForm.errorInvalid);
+    await waitFor(() => expect(errorLine()).toHaveTextContent(arForm.errorInvalid));
   });
 });
 

@@ -1,20 +1,17 @@
 import { useEffect, useRef, useState, type ClipboardEvent, type FormEvent } from 'react';
 import { arForm } from '../domain/catalogue/form';
 import { ar } from '../domain/catalogue/shared';
+import {
+  formStampField,
+  nameMaxLength,
+  privacyVersionField,
+  trapField,
+} from '../domain/form-fields';
 import { signedUpParameter } from '../domain/links';
 import type { RouteAttribution } from '../domain/notes';
 import { packageLabel } from '../domain/packages';
 import { normalizePhone, phoneMaxLength } from '../domain/phone';
-import {
-  buildPayload,
-  formStampField,
-  nameMaxLength,
-  privacyVersionField,
-  registrationSchema,
-  trapField,
-  utmFromQuery,
-  type FormValues,
-} from '../domain/registration';
+import type { FormValues } from '../domain/registration';
 import type { FormState } from '../domain/render-contract';
 import { LicenceLine, PrivacyNotice } from './brand-header';
 import { proofOfWorkAsked, solveProofOfWork } from './proof-of-work';
@@ -26,6 +23,20 @@ const emptyValues: FormValues = { name: '', email: '', phone: '' };
 const fields: readonly Field[] = ['name', 'email', 'phone'];
 const errorId = 'form-error';
 const successId = 'form-success';
+
+/**
+ * What sending needs, and sending alone: the payload's builder and the schema (with zod, some
+ * 7 KB gzip). The form loads it at the first input, as it starts the proof of work, so the
+ * JavaScript a visitor waits for before typing carries neither (docs/performance.md).
+ */
+type Sending = typeof import('../domain/registration');
+
+function loadSending(): Promise<Sending> {
+  const loading = import('../domain/registration');
+  // Loaded ahead, it may fail unawaited (the connection dropped); the press that needs it sees.
+  loading.catch(() => undefined);
+  return loading;
+}
 
 /**
  * The app loads after the server's form is on screen: the server may have answered a form post
@@ -84,13 +95,16 @@ export function RegistrationPage({
     window.history.replaceState(window.history.state, '', url);
   }, []);
 
-  // The proof of work (when the server asks for one) is solved while the person types.
+  // While the person types, what sending needs loads and the proof of work (when the server
+  // asks for one) is solved.
+  const sending = useRef<Promise<Sending>>(undefined);
   const proof = useRef<Promise<string | undefined>>(undefined);
   function startProof() {
     if (proof.current === undefined && proofOfWorkAsked()) proof.current = solveProofOfWork();
   }
 
   function setField(field: Field, value: string) {
+    sending.current ??= loadSending();
     startProof();
     setValues((current) => ({ ...current, [field]: value }));
   }
@@ -106,13 +120,36 @@ export function RegistrationPage({
     setField('phone', phone.slice(0, phoneMaxLength));
   }
 
+  // A ref, not the state: a second press while what sending needs is still loading would find
+  // the state not yet set.
+  const busy = useRef(false);
+
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    if (submitting) return;
+    if (busy.current) return;
+    busy.current = true;
+    try {
+      await submit(event.currentTarget.elements);
+    } finally {
+      busy.current = false;
+    }
+  }
+
+  async function submit(elements: HTMLFormControlsCollection) {
     setError('');
     setSuccess('');
     setInvalid([]);
-    const { elements } = event.currentTarget;
+    // Loaded at the first input, unless everything was typed before the app had loaded.
+    let loaded: Sending;
+    try {
+      loaded = await (sending.current ??= loadSending());
+    } catch {
+      // The next press loads it again.
+      sending.current = undefined;
+      setError(arForm.errorGeneric);
+      return;
+    }
+    const { buildPayload, registrationSchema, utmFromQuery } = loaded;
     // The notice the page shows (PrivacyNotice's hidden field), as the form posted without
     // JavaScript sends it too.
     const notice = elements.namedItem(privacyVersionField);

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { arStats } from '../domain/catalogue/marketer-stats';
-import { arProgram, arReview } from '../domain/catalogue/program';
+import { arReview } from '../domain/catalogue/program';
 import { ar } from '../domain/catalogue/shared';
 import {
   leadReviewPath,
@@ -16,6 +16,7 @@ import {
 import { packageLabel } from '../domain/packages';
 import { fetchWithToken, postWithToken } from './platform-token';
 import { LoadFailure } from './load-failure';
+import { marketerName } from './marketer-name';
 import { formatTime } from './stats-format';
 
 type Loaded =
@@ -190,8 +191,6 @@ export function ReviewList({ storageKey }: { storageKey: string }) {
   );
 }
 
-const marketerOf = (marketingId: string | null) => marketingId ?? arProgram.general;
-
 const described = (review: Decision) =>
   arReview.decided(
     review.credited ? arReview.credited : arReview.notCredited,
@@ -207,7 +206,7 @@ function Flag({ flag }: { flag: ReviewFlag }) {
       {flag.other === null ? (
         arReview.contestedGone
       ) : (
-        <bdi>{marketerOf(flag.other.marketing_id)}</bdi>
+        <bdi>{marketerName(flag.other.marketing_id, flag.other.name)}</bdi>
       )}
     </li>
   );
@@ -249,7 +248,7 @@ function Lead({
     <li>
       <article className="review-lead" aria-labelledby={`${id}-heading`}>
         <h3 id={`${id}-heading`}>
-          {arReview.lead(formatTime(lead.created_at), marketerOf(lead.marketing_id))}
+          {arReview.lead(formatTime(lead.created_at), marketerName(lead.marketing_id, lead.name))}
         </h3>
         <dl className="review-facts">
           <div>

@@ -25,6 +25,19 @@ export const arProgram = {
   download: 'تنزيل ملف CSV للفترة',
   // The leads with a flag (docs/flags.md), decided or not; the not credited are arStats's.
   statFlagged: 'تسجيلات للمراجعة',
+  // A marketer the directory names: the name, then the id, each isolated (a Latin name or id
+  // among Arabic words would otherwise move the brackets around).
+  named: (name: string, id: string) => `\u2068${name}\u2069 (\u2068${id}\u2069)`,
+  // The search box over the marketers' table: by name or id, whatever the form of the letters.
+  search: 'البحث عن مسوق بالاسم أو الرقم',
+  searchFound: (count: number) => `المسوقون المطابقون للبحث: ${count}`,
+  searchNone: 'لا يوجد مسوق يطابق البحث',
+  // The teams, by the directory's team leaders; each opens onto its members.
+  teams: 'حسب الفريق',
+  teamLeader: 'قائد الفريق',
+  teamMembers: (count: number) => `الأعضاء: ${count}`,
+  // The general links and the marketers the directory puts in no team.
+  noTeam: 'خارج الفرق',
   // The period's fifth choice, after arStats.statsPeriods: a range of days, from one date to
   // another, both included.
   periodRange: 'فترة محددة',

@@ -1,5 +1,7 @@
-import { existsSync } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { CsvError, parse } from 'csv-parse';
 import { normalizePhone, phonePattern } from '../../domain/phone';
 import { describeError, openDatabase } from '../db/database';
 import type { Database } from '../db/schema';
@@ -131,6 +133,73 @@ export function parsePhone(text: string): string {
   const phone = normalizePhone(text);
   if (!phonePattern.test(phone)) throw new Error('the phone is not a number like 9665XXXXXXXX');
   return phone;
+}
+
+/** The header's delimiter: a comma, or the semicolon (or tab) if it names more columns. */
+async function delimiterOf(file: string): Promise<string> {
+  const start = Buffer.concat(await createReadStream(file, { end: 65_535 }).toArray());
+  const header = start.toString().split(/\r?\n/, 1)[0] ?? '';
+  return [',', ';', '\t'].reduce((best, candidate) =>
+    header.split(candidate).length > header.split(best).length ? candidate : best,
+  );
+}
+
+/** The file's bytes as they are read, refused at the first that are not UTF-8 text. */
+async function* utf8(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  try {
+    for await (const chunk of chunks) {
+      decoder.decode(chunk, { stream: true });
+      // A spreadsheet's own format (.xlsx is a zip) is not text with lines.
+      if (chunk.includes(0))
+        throw new Error('the file is not CSV text: in Excel, save it as "CSV UTF-8"');
+      yield chunk;
+    }
+    decoder.decode();
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    throw new Error('the file is not UTF-8 text: in Excel, save it as "CSV UTF-8"', {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * The rows of a CSV file as Excel saves it (UTF-8, with or without a byte order mark; a comma,
+ * or the semicolon of locales whose decimal mark is a comma), for an import: `columnsOf` reads
+ * the header (and throws when it does not name the columns needed), `rowOf` each other row that
+ * is not all empty cells (Excel writes them under a table), with its line number. Throws when
+ * the file is not such a CSV file, before anything is changed. It is read as a stream and only
+ * the rows are kept: read whole, 1,000,000 empty rows under a table (4 MB) took 690 MB of memory.
+ */
+export async function readCsv<Columns, Row>(
+  file: string,
+  columnsOf: (header: string[]) => Columns,
+  rowOf: (columns: Columns, record: string[], line: number) => Row,
+): Promise<Row[]> {
+  let columns: Columns | undefined;
+  const rows: Row[] = [];
+  const parser = parse({
+    bom: true,
+    delimiter: await delimiterOf(file),
+    relax_column_count: true,
+    skip_empty_lines: true,
+    // Each record is read here, as it is parsed, and dropped.
+    on_record: (record: string[], { lines }) => {
+      if (columns === undefined) columns = columnsOf(record);
+      else if (record.some((value) => value.trim() !== ''))
+        rows.push(rowOf(columns, record, lines));
+      return null;
+    },
+  });
+  try {
+    await pipeline(createReadStream(file), utf8, parser);
+  } catch (error) {
+    if (!(error instanceof CsvError)) throw error;
+    throw new Error(`the file is not CSV: ${error.message}`, { cause: error });
+  }
+  if (columns === undefined) columnsOf([]);
+  return rows;
 }
 
 // What a terminal acts on or reorders a line by: control, format (bidi among them) and

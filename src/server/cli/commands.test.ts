@@ -38,6 +38,7 @@ describe('npm run tasjeel', () => {
       'report',
       'lead',
       'person',
+      'people',
       'webhooks-cli',
     ]);
     for (const [file, command] of commandFiles) {

@@ -1,6 +1,7 @@
 import { visible, type Command, type Env, type Terminal } from './command';
 import { exportCommand } from './export';
 import { leadCommand } from './lead';
+import { peopleCommand } from './people';
 import { personCommand } from './person';
 import { reportCommand } from './report';
 import { webhooksCommand } from './webhooks';
@@ -14,6 +15,7 @@ export const commandFiles = new Map<string, Command>([
   ['report', reportCommand],
   ['lead', leadCommand],
   ['person', personCommand],
+  ['people', peopleCommand],
   ['webhooks-cli', webhooksCommand],
 ]);
 export const commands = [...commandFiles.values()];

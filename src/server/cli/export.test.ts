@@ -217,7 +217,7 @@ describeOnBackends('on $name', (backend) => {
       expect(csv).toContain(`,${values.name},,${values.phone},`);
     });
 
-    it('shows a repeat with repeat_of, the first row id, before the campaign and consent columns, and the flags last', async () => {
+    it("shows a repeat with its lead's id in repeat_of, before the campaign and consent columns, and the flags last", async () => {
       const { app, databaseUrl, services } = await buildTestApp(backend);
       const post = (name: string) =>
         app.inject({

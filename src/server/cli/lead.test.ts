@@ -120,7 +120,7 @@ describeOnBackends('npm run lead on $name', (backend) => {
     );
     const { code, out, err } = await lead(test.databaseUrl, ['import', file]);
     expect(code).toBe(1);
-    expect(out).toBe('2 changed, 0 already so, 5 refused\n');
+    expect(out, err).toBe('2 changed, 0 already so, 5 refused\n');
     const refused = err.trimEnd().split('\n');
     expect(refused.map((line) => line.split(':')[0])).toEqual([
       'line 3',

@@ -1,8 +1,5 @@
-import { createReadStream } from 'node:fs';
-import { pipeline } from 'node:stream/promises';
-import { CsvError, parse } from 'csv-parse';
 import { leadStatuses, parseLeadStatus, type LeadStatus } from '../../domain/lead-status';
-import { defineCommand, parsePhone, visible, visibleJson, type Terminal } from './command';
+import { defineCommand, parsePhone, readCsv, visible, visibleJson, type Terminal } from './command';
 import { createLeadStatuses, type LeadRef, type LeadStatuses } from '../leads/lead-statuses';
 
 function statusOf(text: string): LeadStatus {
@@ -19,7 +16,10 @@ function statusOf(text: string): LeadStatus {
 type ImportRow =
   { line: number; lead: LeadRef; status: LeadStatus } | { line: number; refused: string };
 
-/** Where the header names the columns read: `id` or `phone`, and `status` (-1: not there). */
+/**
+ * Where the header names the columns read: `id` or `phone`, and `status` (-1: not there); other
+ * columns (a name, notes) are ignored.
+ */
 type Columns = Record<'id' | 'phone' | 'status', number>;
 
 function columnsOf(header: string[]): Columns {
@@ -31,10 +31,8 @@ function columnsOf(header: string[]): Columns {
   return { id: id!, phone: phone!, status: status! };
 }
 
-function rowOf(columns: Columns, record: string[], line: number): ImportRow | undefined {
+function rowOf(columns: Columns, record: string[], line: number): ImportRow {
   const cell = (index: number) => (index === -1 ? '' : (record[index] ?? '').trim());
-  // A row of empty cells (Excel writes them under a table) is no row.
-  if (record.every((value) => value.trim() === '')) return undefined;
   try {
     const lead: LeadRef =
       cell(columns.id) !== ''
@@ -49,73 +47,11 @@ function rowOf(columns: Columns, record: string[], line: number): ImportRow | un
   }
 }
 
-/** The header's delimiter: a comma, or the semicolon (or tab) if it names more columns. */
-async function delimiterOf(file: string): Promise<string> {
-  const start = Buffer.concat(await createReadStream(file, { end: 65_535 }).toArray());
-  const header = start.toString().split(/\r?\n/, 1)[0] ?? '';
-  return [',', ';', '\t'].reduce((best, candidate) =>
-    header.split(candidate).length > header.split(best).length ? candidate : best,
-  );
-}
-
-/** The file's bytes as they are read, refused at the first that are not UTF-8 text. */
-async function* utf8(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  try {
-    for await (const chunk of chunks) {
-      decoder.decode(chunk, { stream: true });
-      // A spreadsheet's own format (.xlsx is a zip) is not text with lines.
-      if (chunk.includes(0))
-        throw new Error('the file is not CSV text: in Excel, save it as "CSV UTF-8"');
-      yield chunk;
-    }
-    decoder.decode();
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error;
-    throw new Error('the file is not UTF-8 text: in Excel, save it as "CSV UTF-8"', {
-      cause: error,
-    });
-  }
-}
-
-/**
- * The rows of a CSV file as Excel saves it (UTF-8, with or without a byte order mark; a comma,
- * or the semicolon of locales whose decimal mark is a comma), its header naming the columns:
- * `id` or `phone`, and `status`; other columns are ignored. Throws when the file is not such a
- * CSV file, before anything is changed. It is read as a stream and only the rows to apply are
- * kept: read whole, 1,000,000 empty rows under a table (4 MB) took 690 MB of memory.
- */
-async function readImport(file: string): Promise<ImportRow[]> {
-  let columns: Columns | undefined;
-  const rows: ImportRow[] = [];
-  const parser = parse({
-    bom: true,
-    delimiter: await delimiterOf(file),
-    relax_column_count: true,
-    skip_empty_lines: true,
-    // Each record is read here, as it is parsed, and dropped.
-    on_record: (record: string[], { lines }) => {
-      const row = columns === undefined ? undefined : rowOf(columns, record, lines);
-      columns ??= columnsOf(record);
-      if (row !== undefined) rows.push(row);
-      return null;
-    },
-  });
-  try {
-    await pipeline(createReadStream(file), utf8, parser);
-  } catch (error) {
-    if (!(error instanceof CsvError)) throw error;
-    throw new Error(`the file is not CSV: ${error.message}`, { cause: error });
-  }
-  columns ??= columnsOf([]);
-  return rows;
-}
-
 /** Applies each good row of the file, in its order; says what became of each. */
 async function importFile(statuses: LeadStatuses, file: string, { out, err }: Terminal) {
   let rows;
   try {
-    rows = await readImport(file);
+    rows = await readCsv(file, columnsOf, rowOf);
   } catch (error) {
     err(`Nothing changed: ${visible((error as Error).message)}\n`);
     return 1;

@@ -1,8 +1,10 @@
-import { defineCommand, parsePhone, visibleJson } from './command';
+import { marketingIdPattern } from '../../domain/registration';
+import { defineCommand, parsePhone, visibleJson, type Terminal } from './command';
 import { exportRecord } from './export';
+import { createPeople } from '../people/people';
 import { deleteSubmissions, findPerson, type PersonRow } from '../registrations/personal-data';
 import { toStored } from '../registrations/registration-repository';
-import type { Tables } from '../db/schema';
+import type { Database, Tables } from '../db/schema';
 
 /**
  * A submission as a request for access is answered: as the export writes it (its flags by name),
@@ -27,36 +29,88 @@ function omit<Row extends object, Key extends keyof Row>(row: Row, ...keys: Key[
 }
 
 /**
+ * What the directory keeps about one marketer (docs/personal-data.md#the-programmes-people):
+ * shown, or erased with `erase`. Their leads are the prospects' data, kept and erased as theirs.
+ */
+async function marketer(
+  database: Database,
+  marketingId: string,
+  erase: boolean,
+  yes: boolean,
+  { out, err, confirm }: Terminal,
+) {
+  const show = (value: object) => out(`${visibleJson({ marketer: marketingId, ...value }, 2)}\n`);
+  const people = createPeople(database);
+  const person = (await people.get(marketingId)) ?? null;
+  if (!erase) {
+    show({ person });
+    return 0;
+  }
+  if (
+    person !== null &&
+    !yes &&
+    !(await confirm?.(
+      'Erase what the directory keeps about this marketer (their name, e-mail and team)? [y/N] ',
+    ))
+  ) {
+    err('Nothing erased.\n');
+    return 1;
+  }
+  const erased = person !== null && (await people.remove(marketingId));
+  show({ erased: { people: erased ? 1 : 0 } });
+  if (erased && database.kind === 'postgres') err(postgresErasureNote);
+  return 0;
+}
+
+/**
  * `npm run person`: everything stored about one person, as JSON (a request for access), and with
  * --erase, every submission of theirs deleted with the history of its status and its webhook
- * events (a request for erasure); the report's totals keep their counts.
+ * events (a request for erasure); the report's totals keep their counts. With --marketer, what
+ * the directory of the programme's people keeps about a marketer.
  */
 export const personCommand = defineCommand({
   name: 'person',
-  summary: "one person's submissions shown (access), or erased with --erase",
-  usage: ['--phone 9665XXXXXXXX [--erase [--yes]]', '--email name@example.com [--erase [--yes]]'],
+  summary: "one person's submissions, or a marketer's name and team, shown (access) or erased",
+  usage: [
+    '--phone 9665XXXXXXXX [--erase [--yes]]',
+    '--email name@example.com [--erase [--yes]]',
+    '--marketer MARKETING_ID [--erase [--yes]]',
+  ],
   options: {
     phone: { type: 'string' },
     email: { type: 'string' },
+    marketer: { type: 'string' },
     erase: { type: 'boolean', default: false },
     yes: { type: 'boolean', default: false },
   },
-  parse({ phone, email, erase, yes }, _positionals, _env, { confirm }) {
-    if ((phone === undefined) === (email === undefined)) {
-      throw new Error('expected --phone or --email, one of them');
+  parse({ phone, email, marketer, erase, yes }, _positionals, _env, { confirm }) {
+    if ([phone, email, marketer].filter((value) => value !== undefined).length !== 1) {
+      throw new Error('expected --phone, --email or --marketer, one of them');
     }
     const trimmed = email?.trim() ?? '';
-    if (phone === undefined && !trimmed.includes('@')) {
+    if (email !== undefined && !trimmed.includes('@')) {
       throw new Error('--email must be an e-mail address');
+    }
+    if (marketer !== undefined && !marketingIdPattern.test(marketer)) {
+      throw new Error('--marketer must be a marketing id');
     }
     if (yes && !erase) throw new Error('--yes goes with --erase');
     if (erase && !yes && confirm === undefined) {
       throw new Error('--erase asks for confirmation on a terminal; elsewhere add --yes');
     }
-    const selection = phone !== undefined ? { phone: parsePhone(phone) } : { email: trimmed };
+    const selection: { phone: string } | { email: string } | { marketer: string } =
+      phone !== undefined
+        ? { phone: parsePhone(phone) }
+        : email !== undefined
+          ? { email: trimmed }
+          : { marketer: marketer! };
     return { selection, erase, yes };
   },
-  async run(database, { selection, erase, yes }, { out, err, confirm }) {
+  async run(database, { selection, erase, yes }, terminal) {
+    if ('marketer' in selection) {
+      return marketer(database, selection.marketer, erase, yes, terminal);
+    }
+    const { out, err, confirm } = terminal;
     const show = (value: object) => out(`${visibleJson({ ...selection, ...value }, 2)}\n`);
     const rows = await findPerson(database, selection);
     if (!erase) {
@@ -104,7 +158,8 @@ export const personCommand = defineCommand({
  * Every table that held the person, or a copy of their campaign or a note about them: their
  * rows, what was written about the rows (flags, decisions, the history of the status, webhook
  * events), and the counts where an erasure renames a one-person campaign (visits, their totals,
- * the deleted leads' totals, the kept days' counts).
+ * the deleted leads' totals, the kept days' counts); and the directory, where a marketer's name
+ * and e-mail were (--marketer, and retention's erasures).
  */
 const erasedTables = [
   'registrations',
@@ -116,6 +171,7 @@ const erasedTables = [
   'visit_totals',
   'sign_up_totals',
   'count_rollups',
+  'people',
 ] satisfies (keyof Tables)[];
 
 /**

@@ -4,14 +4,19 @@ import { buildNotes } from '../../domain/notes';
 import { createTestDatabase, describeOnBackends } from '../../../testing/server-test-helpers';
 import { loadConfig } from '../env';
 import { createRegistrationRepository } from '../registrations/registration-repository';
-import { countSignUps, countVisits } from '../counts';
+import { countAll } from '../counts';
 import { openDatabase } from './database';
 import { migrateToLatest, migrator, pendingMigrations } from './migrate';
 
 const notes = buildNotes({ packageName: 'premium_reco', marketingId: '42' });
+// A count's columns for leads no one has called, flagged or decided on.
+const noOutcome = {
+  ...{ contacted: 0, qualified: 0, clients: 0, lost: 0 },
+  ...{ flagged: 0, not_credited: 0, awaiting_review: 0 },
+};
 
 describeOnBackends('on $name', ({ database: kind }) => {
-  it('adds repeat_of in place: rows stored before it are kept as first rows', async () => {
+  it('adds repeat_of in place: sign-ups stored before it are kept as leads, and a repeat of one is linked to it', async () => {
     const test = await createTestDatabase(kind);
     onTestFinished(() => test.drop());
     const database = await openDatabase(loadConfig({ DATABASE_URL: test.url }).database);
@@ -66,11 +71,23 @@ describeOnBackends('on $name', ({ database: kind }) => {
 
     await migrateToLatest(database);
 
-    expect(await countVisits(database.db, ['marketing_id', 'package_key'])).toEqual([
-      { marketing_id: '42', package_key: 'premium_reco', visits: 31, unique_visitors: 24 },
+    // The visits kept before and the lead stored before (inserted with no package key, so
+    // counted under none), both under no campaign.
+    const visits = { visits: 31, unique_visitors: 24 };
+    const lead = { leads: 1, repeats: 0, ...noOutcome };
+    expect(await countAll(database.db, ['marketing_id', 'package_key'])).toEqual([
+      {
+        marketing_id: '42',
+        package_key: 'premium_reco',
+        ...visits,
+        leads: 0,
+        repeats: 0,
+        ...noOutcome,
+      },
+      { marketing_id: '42', package_key: null, visits: 0, unique_visitors: 0, ...lead },
     ]);
-    expect(await countVisits(database.db, ['utm_source', 'utm_campaign'])).toEqual([
-      { utm_source: null, utm_campaign: null, visits: 31, unique_visitors: 24 },
+    expect(await countAll(database.db, ['utm_source', 'utm_campaign'])).toEqual([
+      { utm_source: null, utm_campaign: null, ...visits, ...lead },
     ]);
 
     expect(await test.rows()).toMatchObject([
@@ -119,21 +136,15 @@ describeOnBackends('on $name', ({ database: kind }) => {
 
     await migrateToLatest(database);
 
-    expect(
-      await countSignUps(database.db, ['marketing_id', 'utm_source'], { repeats: true }),
-    ).toEqual([
+    expect(await countAll(database.db, ['marketing_id', 'utm_source'], { repeats: true })).toEqual([
       {
         marketing_id: '42',
         utm_source: null,
+        visits: 0,
+        unique_visitors: 0,
         leads: 4,
         repeats: 1,
-        contacted: 0,
-        qualified: 0,
-        clients: 0,
-        lost: 0,
-        flagged: 0,
-        not_credited: 0,
-        awaiting_review: 0,
+        ...noOutcome,
       },
     ]);
     expect(await test.events()).toMatchObject([{ id: 'msg_1', subject_id: 'a' }]);

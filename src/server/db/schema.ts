@@ -214,6 +214,25 @@ export interface CountDayChangesTable {
   changes: number;
 }
 
+/**
+ * The programme's people, as the provider's platform sends them (docs/program.md), by marketing
+ * id. Times are ISO text, as in registrations.
+ */
+export interface PeopleTable {
+  marketing_id: string;
+  /** Null once retention has erased it (docs/personal-data.md); required on every put. */
+  name: string | null;
+  /** Their team leader's marketing id, who need not be in the directory; null for none. */
+  team_leader_id: string | null;
+  email: string | null;
+  /** 1 active, 0 not. */
+  active: number;
+  /** When they were last put inactive after being active (or first put inactive); null while active. */
+  inactive_since: string | null;
+  /** When the platform last put them. */
+  updated_at: string;
+}
+
 export interface Tables {
   registrations: RegistrationsTable;
   visits: VisitsTable;
@@ -227,6 +246,7 @@ export interface Tables {
   count_rollups: CountRollupsTable;
   count_rollup_days: CountRollupDaysTable;
   count_day_changes: CountDayChangesTable;
+  people: PeopleTable;
 }
 
 export type DatabaseKind = 'sqlite' | 'postgres';

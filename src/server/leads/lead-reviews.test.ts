@@ -316,8 +316,21 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
     });
   });
 
-  it('lists the flagged leads awaiting a decision, oldest first, and the decided ones with their decisions, with no person in them', async () => {
-    const { app, signUp, flag, review, get, clock } = await start(backend);
+  it('lists the flagged leads awaiting a decision, oldest first, and the decided ones with their decisions, with no prospect in them', async () => {
+    const { app, signUp, flag, review, get, clock, services } = await start(backend);
+    // The directory names 42; it does not know 43, who stays their id alone.
+    await services.people.put(
+      [
+        {
+          marketing_id: '42',
+          name: 'سلمى العتيبي',
+          team_leader_id: null,
+          email: null,
+          active: true,
+        },
+      ],
+      clock.now,
+    );
     const earlier = await signUp(undefined, '966512345678');
     clock.now = new Date('2026-11-26T09:00:00.000Z');
     const contested = await signUp('42', '966512345678');
@@ -346,11 +359,12 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
           id: contested,
           created_at: '2026-11-26T09:00:00.000Z',
           marketing_id: '42',
+          name: 'سلمى العتيبي',
           package_key: 'premium_reco',
           phone_end: '678',
           // The earlier lead came through a general link: no marketer.
           flags: [
-            { flag: 'contested', other: { marketing_id: null } },
+            { flag: 'contested', other: { marketing_id: null, name: null } },
             { flag: 'same_address', other: null },
           ],
         },
@@ -358,6 +372,7 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
           id: fast,
           created_at: '2026-11-26T09:01:00.000Z',
           marketing_id: '43',
+          name: null,
           package_key: 'premium_reco',
           phone_end: expect.stringMatching(/^\d{3}$/),
           flags: [{ flag: 'fast', other: null }],
@@ -369,6 +384,7 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
           id: unflagged,
           created_at: '2026-11-26T09:03:00.000Z',
           marketing_id: '42',
+          name: 'سلمى العتيبي',
           package_key: 'premium_reco',
           phone_end: '777',
           flags: [],
@@ -391,6 +407,7 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
           id: decided,
           created_at: '2026-11-26T09:02:00.000Z',
           marketing_id: '43',
+          name: null,
           package_key: 'premium_reco',
           phone_end: expect.stringMatching(/^\d{3}$/),
           flags: [{ flag: 'burst', other: null }],
@@ -637,7 +654,18 @@ describeOnBackends('decisions on a lead’s credit on $name', (backend) => {
     const first = await get<ReviewList>('/api/program/review');
     expect(first.count).toBe(awaiting.length);
     expect(first.leads.map((lead) => lead.id)).toEqual(awaiting.slice(0, 100));
-    expect(first.leads[0]!.flags).toEqual([{ flag: 'contested', other: { marketing_id: '7' } }]);
+    expect(first.leads[0]!.flags).toEqual([
+      { flag: 'contested', other: { marketing_id: '7', name: null } },
+    ]);
+    // Named as soon as the platform puts them: the list reads the directory as it is now.
+    await services.people.put(
+      [{ marketing_id: '7', name: 'ريم الشهري', team_leader_id: null, email: null, active: true }],
+      clock.now,
+    );
+    const named = await get<ReviewList>('/api/program/review');
+    expect(named.leads[0]!.flags).toEqual([
+      { flag: 'contested', other: { marketing_id: '7', name: 'ريم الشهري' } },
+    ]);
     const next = await get<ReviewList>(`/api/program/review?after=${first.leads.at(-1)!.id}`);
     expect(next.leads.map((lead) => lead.id)).toEqual(awaiting.slice(100));
     const end = await get<ReviewList>(`/api/program/review?after=${next.leads.at(-1)!.id}`);

@@ -10,6 +10,7 @@ import {
 import { guarded } from '../db/database';
 import { writeTransaction } from '../db/dialect';
 import type { Database } from '../db/schema';
+import { directoryOf } from '../people/people';
 import { deletionLock } from '../registrations/personal-data';
 import { queueEvents } from '../webhooks/outbox';
 import { registrationIdPattern } from '../registrations/registration-repository';
@@ -221,10 +222,22 @@ export function createLeadReviews(database: Database): LeadReviews {
                 .orderBy('id', 'desc')
                 .execute(),
         ]);
+        // The marketers' names as the directory has them now (docs/program.md).
+        const directory = await directoryOf(
+          db,
+          [
+            ...awaiting,
+            ...decidedLeads,
+            ...flags.map((flag) => ({ marketing_id: flag.other_marketing_id })),
+          ].flatMap((lead) => lead.marketing_id ?? []),
+        );
+        const nameOf = (id: string | null) =>
+          id === null ? null : (directory.get(id)?.name ?? null);
         const shown = (lead: (typeof awaiting)[number]): ReviewLead => ({
           id: lead.id,
           created_at: lead.created_at,
           marketing_id: lead.marketing_id,
+          name: nameOf(lead.marketing_id),
           package_key: lead.package_key,
           phone_end: lead.phone.slice(-3),
           flags: flags
@@ -232,7 +245,13 @@ export function createLeadReviews(database: Database): LeadReviews {
             .sort((a, b) => leadFlags.indexOf(a.flag) - leadFlags.indexOf(b.flag))
             .map((flag) => ({
               flag: flag.flag,
-              other: flag.other_found === null ? null : { marketing_id: flag.other_marketing_id },
+              other:
+                flag.other_found === null
+                  ? null
+                  : {
+                      marketing_id: flag.other_marketing_id,
+                      name: nameOf(flag.other_marketing_id),
+                    },
             })),
         });
         const byId = new Map(decidedLeads.map((lead) => [lead.id, lead]));

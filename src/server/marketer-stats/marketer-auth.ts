@@ -30,7 +30,8 @@ const publicKeyAlgorithms = [
 export type TokenCheck =
   /**
    * A valid token: its subject and role (each route says which roles it serves: 403 for the
-   * others). team: a team leader's members, as the token lists them; never set for another role.
+   * others). team: a team leader's members, as the token lists them; never set for another
+   * role, nor for a leader whose token carries no list (the directory's team counts then).
    */
   | { kind: 'user'; sub: string; role: string; team?: string[] }
   /** No token, or one that is not valid now: 401. */
@@ -155,11 +156,11 @@ export function createTokenVerifier(
 
 /**
  * The members a leader's token lists: marketer ids, as text or whole numbers, each once and in
- * the token's order. A claim that is missing, or not a list, is no member, nor is an id that
- * could not be stored (it names no marketer).
+ * the token's order; an id that could not be stored names no marketer. A claim that is missing,
+ * or not a list, is no claim: undefined.
  */
-function teamOf(claim: unknown): string[] {
-  if (!Array.isArray(claim)) return [];
+function teamOf(claim: unknown): string[] | undefined {
+  if (!Array.isArray(claim)) return undefined;
   const ids = claim
     .map((id) => (typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : id))
     .filter((id): id is string => typeof id === 'string' && id !== '' && storable(id));

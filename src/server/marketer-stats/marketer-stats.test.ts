@@ -533,9 +533,33 @@ describeOnBackends('on $name', (backend) => {
       expect(body.marketing_id).toBe('42');
       expect(body.totals).toMatchObject({ visits: 2, leads: 3, sign_ups: 3, clients: 1 });
       expect(body.team).toEqual([
-        { marketing_id: '43', visits: 2, unique_visitors: 2, leads: 1, sign_ups: 1, clients: 1 },
-        { marketing_id: '44', visits: 0, unique_visitors: 0, leads: 1, sign_ups: 1, clients: 0 },
-        { marketing_id: '45', visits: 0, unique_visitors: 0, leads: 0, sign_ups: 0, clients: 0 },
+        {
+          marketing_id: '43',
+          name: null,
+          visits: 2,
+          unique_visitors: 2,
+          leads: 1,
+          sign_ups: 1,
+          clients: 1,
+        },
+        {
+          marketing_id: '44',
+          name: null,
+          visits: 0,
+          unique_visitors: 0,
+          leads: 1,
+          sign_ups: 1,
+          clients: 0,
+        },
+        {
+          marketing_id: '45',
+          name: null,
+          visits: 0,
+          unique_visitors: 0,
+          leads: 0,
+          sign_ups: 0,
+          clients: 0,
+        },
       ]);
       expect(body.team_totals).toEqual({
         visits: 2,
@@ -569,6 +593,7 @@ describeOnBackends('on $name', (backend) => {
 
     it('gives a team leader without members an empty team', async () => {
       const { key, stats } = await withTeam();
+      // No list, and none in the directory; or an empty list.
       for (const team of [undefined, [], 'not a list']) {
         const body = (
           await stats(await token(key, { role: 'team_leader_marketing', team }), '?days=7')
@@ -583,6 +608,95 @@ describeOnBackends('on $name', (backend) => {
           clients: 0,
         });
       }
+    });
+
+    it("gives a team leader whose token lists no team the directory's: the active people they lead", async () => {
+      const { key, stats, services } = await withTeam();
+      const person = (marketing_id: string, team_leader_id: string | null, active = true) => ({
+        marketing_id,
+        name: `مسوق ${marketing_id}`,
+        team_leader_id,
+        email: null,
+        active,
+      });
+      await services.people.put(
+        [
+          person('42', '42'),
+          person('43', '42'),
+          person('44', '42'),
+          person('45', '42', false),
+          person('46', '42'),
+          person('99', '7'),
+        ],
+        clock.now,
+      );
+      for (const team of [undefined, 'not a list']) {
+        const body = (
+          await stats(await token(key, { role: 'team_leader_marketing', team }), '?days=7')
+        ).json<MarketerStats>();
+        // Not the leader, even when the directory names them their own leader; not 45, inactive.
+        expect(body.team).toEqual([
+          {
+            marketing_id: '43',
+            name: 'مسوق 43',
+            visits: 2,
+            unique_visitors: 2,
+            leads: 1,
+            sign_ups: 1,
+            clients: 1,
+          },
+          {
+            marketing_id: '44',
+            name: 'مسوق 44',
+            visits: 0,
+            unique_visitors: 0,
+            leads: 1,
+            sign_ups: 1,
+            clients: 0,
+          },
+          {
+            marketing_id: '46',
+            name: 'مسوق 46',
+            visits: 0,
+            unique_visitors: 0,
+            leads: 0,
+            sign_ups: 0,
+            clients: 0,
+          },
+        ]);
+        expect(body.team_totals).toMatchObject({ leads: 2, clients: 1 });
+      }
+      // The token's signed list, when it carries one, is the team: the directory's is not added.
+      for (const [team, members] of <[string[], string[]][]>[
+        [
+          ['45', '99'],
+          ['45', '99'],
+        ],
+        [[], []],
+      ]) {
+        const body = (
+          await stats(await token(key, { role: 'team_leader_marketing', team }), '?days=7')
+        ).json<MarketerStats>();
+        expect(body.team?.map((member) => member.marketing_id)).toEqual(members);
+        // Named by the directory, whoever lists them.
+        expect(body.team?.map((member) => member.name)).toEqual(members.map((id) => `مسوق ${id}`));
+      }
+      // A member the directory does not know stays their id alone.
+      const unknown = (
+        await stats(
+          await token(key, { role: 'team_leader_marketing', team: ['43', '77'] }),
+          '?days=7',
+        )
+      ).json<MarketerStats>();
+      expect(unknown.team?.map(({ marketing_id, name }) => [marketing_id, name])).toEqual([
+        ['43', 'مسوق 43'],
+        ['77', null],
+      ]);
+      // A marketer the directory names a leader is still a marketer.
+      const marketer = (
+        await stats(await token(key, { sub: '7' }), '?days=7')
+      ).json<MarketerStats>();
+      expect(marketer).not.toHaveProperty('team');
     });
 
     it('never gives a marketer a team, whatever claims their token carries', async () => {

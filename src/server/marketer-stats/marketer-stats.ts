@@ -6,6 +6,7 @@ import type {
 } from '../../domain/marketer-stats';
 import { percent } from '../../domain/conversion';
 import type { Count, Counts } from '../counts';
+import type { Listed } from '../people/people';
 
 /** The first UTC day (YYYY-MM-DD) of a period that ends today. */
 export function firstDay(days: StatsPeriod, now: Date): string {
@@ -84,16 +85,18 @@ export function buildMarketerStats(
 }
 
 /**
- * A team leader's team: each member their token lists, in its order, also one with no numbers
- * yet, and the members added up.
+ * A team leader's team: each member their token lists, in its order (or the directory's, by id),
+ * also one with no numbers yet, with their name in the directory, and the members added up.
  */
 export function buildTeam(
   members: string[],
   counted: Count<'marketing_id'>[],
+  directory: Map<string, Listed>,
 ): Required<Pick<MarketerStats, 'team' | 'team_totals'>> {
   const byMember = new Map(counted.map((row) => [row.marketing_id, row]));
   const team: TeamMember[] = members.map((id) => ({
     marketing_id: id,
+    name: directory.get(id)?.name ?? null,
     ...numbers(byMember.get(id)),
   }));
   return { team, team_totals: team.reduce<LinkNumbers>(add, numbers()) };

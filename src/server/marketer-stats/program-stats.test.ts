@@ -152,6 +152,8 @@ describeOnBackends('on $name', (backend) => {
     expect(body.marketers).toEqual([
       {
         marketing_id: '42',
+        name: null,
+        team_leader_id: null,
         visits: 3,
         unique_visitors: 3,
         leads: 3,
@@ -163,6 +165,8 @@ describeOnBackends('on $name', (backend) => {
       },
       {
         marketing_id: null,
+        name: null,
+        team_leader_id: null,
         visits: 1,
         unique_visitors: 1,
         leads: 1,
@@ -174,6 +178,8 @@ describeOnBackends('on $name', (backend) => {
       },
       {
         marketing_id: '7',
+        name: null,
+        team_leader_id: null,
         visits: 0,
         unique_visitors: 0,
         leads: 1,
@@ -185,6 +191,8 @@ describeOnBackends('on $name', (backend) => {
       },
       {
         marketing_id: '43',
+        name: null,
+        team_leader_id: null,
         visits: 0,
         unique_visitors: 0,
         leads: 1,
@@ -195,6 +203,8 @@ describeOnBackends('on $name', (backend) => {
         not_credited: 0,
       },
     ]);
+    // The directory knows none of them: no name, no team.
+    expect(body.teams).toEqual([]);
     expect(body.campaigns).toEqual([
       expect.objectContaining({ utm_source: null, utm_campaign: null, other: false, leads: 5 }),
       expect.objectContaining({ utm_source: 'ads', utm_campaign: 'ramadan', leads: 1, clients: 1 }),
@@ -202,6 +212,99 @@ describeOnBackends('on $name', (backend) => {
     expect(body.packages).toEqual([
       expect.objectContaining({ package_key: 'premium_reco', visits: 4, leads: 6, clients: 1 }),
     ]);
+  });
+
+  it('names the marketers and their teams from the directory; an id it does not know stays an id alone', async () => {
+    const test = await start();
+    await withProgramme(test);
+    const person = (marketing_id: string, name: string, team_leader_id: string | null = null) => ({
+      marketing_id,
+      name,
+      team_leader_id,
+      email: null,
+      active: true,
+    });
+    // 42 and 43 in 1007's team; 1007, their leader, brings no lead; 7 is not in the directory.
+    await test.services.people.put(
+      [
+        person('42', 'سلمى العتيبي', '1007'),
+        person('43', 'خالد', '1007'),
+        person('1007', 'نورة القحطاني'),
+      ],
+      clock.now,
+    );
+    const body = (await test.stats(await token())).json<ProgramStats>();
+    expect(
+      body.marketers.map(({ marketing_id, name, team_leader_id }) => [
+        marketing_id,
+        name,
+        team_leader_id,
+      ]),
+    ).toEqual([
+      ['42', 'سلمى العتيبي', '1007'],
+      [null, null, null],
+      ['7', null, null],
+      ['43', 'خالد', '1007'],
+    ]);
+    const rows = new Map(body.marketers.map((row) => [row.marketing_id, row]));
+    /** A team's numbers as its members' rows added up (the rates of the sums). */
+    const membersSum = (members: string[]) => {
+      const sumOf = (
+        column: 'visits' | 'unique_visitors' | 'leads' | 'clients' | 'flagged' | 'not_credited',
+      ) => members.reduce((total, id) => total + rows.get(id)![column], 0);
+      return {
+        visits: sumOf('visits'),
+        unique_visitors: sumOf('unique_visitors'),
+        leads: sumOf('leads'),
+        clients: sumOf('clients'),
+        flagged: sumOf('flagged'),
+        not_credited: sumOf('not_credited'),
+      };
+    };
+    expect(body.teams).toEqual([
+      {
+        team_leader_id: '1007',
+        name: 'نورة القحطاني',
+        members: ['42', '43'],
+        visits: 3,
+        unique_visitors: 3,
+        leads: 4,
+        clients: 1,
+        conversion_percent: 133.3,
+        client_percent: 25,
+        flagged: 0,
+        not_credited: 0,
+      },
+    ]);
+    expect(body.teams[0]).toMatchObject(membersSum(['42', '43']));
+
+    // The platform moves 43 to a leader it has not sent yet, and names 7, in no team: the next
+    // answer shows it (the directory is read with the numbers, never kept in memory).
+    await test.services.people.put(
+      [person('43', 'خالد', '2000'), person('7', 'ريم الشهري')],
+      clock.now,
+    );
+    const moved = (await test.stats(await token())).json<ProgramStats>();
+    expect(
+      moved.teams.map(({ team_leader_id, name, members }) => [team_leader_id, name, members]),
+    ).toEqual([
+      ['1007', 'نورة القحطاني', ['42']],
+      ['2000', null, ['43']],
+    ]);
+    for (const team of moved.teams) {
+      const members = new Map(moved.marketers.map((row) => [row.marketing_id, row]));
+      for (const column of ['visits', 'leads', 'clients', 'flagged', 'not_credited'] as const) {
+        expect(team[column], `${team.team_leader_id} ${column}`).toBe(
+          team.members.reduce((total, id) => total + members.get(id)![column], 0),
+        );
+      }
+    }
+    // The general links and 7, in no team, are in none.
+    expect(moved.teams.flatMap((team) => team.members)).toEqual(['42', '43']);
+    expect(moved.marketers.find((row) => row.marketing_id === '7')).toMatchObject({
+      name: 'ريم الشهري',
+      team_leader_id: null,
+    });
   });
 
   it('agrees with npm run report for the same period, and still does after a retention purge', async () => {

@@ -4,11 +4,13 @@ import {
   daysOf,
   type ProgramNumbers,
   type ProgramStats,
+  type ProgramTeam,
   type ProgramTotals,
 } from '../../domain/program-stats';
 import { otherCampaign } from '../campaigns';
 import type { CountPeriods } from '../count-rollups';
 import { compareIds, countColumns, type Count, type Counts } from '../counts';
+import { directoryOf, type Listed } from '../people/people';
 
 const numbers = (row: Counts): ProgramNumbers => ({
   visits: row.visits,
@@ -31,16 +33,53 @@ function ranked<Row extends Counts>(rows: Row[], name: (row: Row) => string | nu
   );
 }
 
-/** The totals of a period: its rows (by any one key) added up, with the leads' outcomes. */
-function totalsOf(rows: Counts[]): ProgramTotals {
-  const totals = Object.fromEntries(countColumns.map((column) => [column, 0])) as Counts;
-  for (const row of rows) for (const column of countColumns) totals[column] += row[column];
+/** A marketer listed: with leads, or whose every lead was not credited (kept in view with it). */
+const listed = (row: Counts) => row.leads > 0 || row.not_credited > 0;
+
+/** Rows' numbers added up. */
+function sumOf(rows: readonly Counts[]): Counts {
+  const sum = Object.fromEntries(countColumns.map((column) => [column, 0])) as Counts;
+  for (const row of rows) for (const column of countColumns) sum[column] += row[column];
+  return sum;
+}
+
+/** A period's totals: its rows (by any one key) added up, with the leads' outcomes. */
+function totalsOf(rows: readonly Counts[]): ProgramTotals {
+  const totals = sumOf(rows);
   return {
     ...numbers(totals),
     contacted: totals.contacted,
     qualified: totals.qualified,
     lost: totals.lost,
   };
+}
+
+/** A marketer's team, as the directory has it: none for a leader of their own (or unknown). */
+function teamOf(id: string | null, directory: Map<string, Listed>): string | null {
+  const leader = id === null ? null : (directory.get(id)?.team_leader_id ?? null);
+  return leader === id ? null : leader;
+}
+
+/**
+ * The teams of the ranked marketers (which team counts: the directory's team leader,
+ * docs/program.md), each its members' rows added up, its members in the marketers' order.
+ */
+function teamsOf(
+  marketers: readonly Count<'marketing_id'>[],
+  directory: Map<string, Listed>,
+): ProgramTeam[] {
+  const teams = new Map<string, Count<'marketing_id'>[]>();
+  for (const row of marketers) {
+    const leader = teamOf(row.marketing_id, directory);
+    if (leader !== null) teams.set(leader, [...(teams.get(leader) ?? []), row]);
+  }
+  const summed = [...teams].map(([leader, rows]) => ({ leader, rows, ...sumOf(rows) }));
+  return ranked(summed, (team) => team.leader).map(({ leader, rows, ...sum }) => ({
+    team_leader_id: leader,
+    name: directory.get(leader)?.name ?? null,
+    ...numbers(sum),
+    members: rows.map((row) => row.marketing_id!),
+  }));
 }
 
 /**
@@ -61,13 +100,27 @@ export async function buildProgramStats(
   // One after the other on one connection: one answer takes one of the counts' connections,
   // and the two periods agree with each other. The previous period needs its totals alone: by
   // package, the key whose finished weeks are a few rows each.
-  const [byDay, marketers, campaigns, packages, before] = await periods.read(async (count) => [
-    await count(['day'], from, now, until),
-    await count(['marketing_id'], from, now, until),
-    await count(['utm_source', 'utm_campaign'], from, now, until),
-    await count(['package_key'], from, now, until),
-    await count(['package_key'], previous.from, now, from),
-  ]);
+  const [byDay, byMarketer, campaigns, packages, before, directory] = await periods.read(
+    async (count, reads) => {
+      const counts = [
+        await count(['day'], from, now, until),
+        await count(['marketing_id'], from, now, until),
+        await count(['utm_source', 'utm_campaign'], from, now, until),
+        await count(['package_key'], from, now, until),
+        await count(['package_key'], previous.from, now, from),
+      ] as const;
+      // The names and teams as they are when the numbers are counted, then the leaders' names.
+      const ids = counts[1].filter(listed).flatMap((row) => row.marketing_id ?? []);
+      const directory = await directoryOf(reads, ids);
+      const leaders = ids.flatMap((id) => teamOf(id, directory) ?? []);
+      const more = await directoryOf(
+        reads,
+        leaders.filter((id) => !directory.has(id)),
+      );
+      return [...counts, new Map([...directory, ...more])] as const;
+    },
+  );
+  const marketers = ranked(byMarketer.filter(listed), (row) => row.marketing_id);
   const counted = new Map(byDay.map((row) => [row.day, row]));
   return {
     days,
@@ -85,11 +138,13 @@ export async function buildProgramStats(
         clients: row?.clients ?? 0,
       };
     }),
-    marketers: ranked(
-      // A marketer whose every lead was not credited stays in view, with that number.
-      marketers.filter((row) => row.leads > 0 || row.not_credited > 0),
-      (row) => row.marketing_id,
-    ).map((row) => ({ marketing_id: row.marketing_id, ...numbers(row) })),
+    marketers: marketers.map((row) => ({
+      marketing_id: row.marketing_id,
+      name: row.marketing_id === null ? null : (directory.get(row.marketing_id)?.name ?? null),
+      team_leader_id: teamOf(row.marketing_id, directory),
+      ...numbers(row),
+    })),
+    teams: teamsOf(marketers, directory),
     campaigns: ranked(campaigns, (row) => JSON.stringify([row.utm_source, row.utm_campaign])).map(
       (row: Count<'utm_source' | 'utm_campaign'>) => {
         const other = row.utm_source === otherCampaign;

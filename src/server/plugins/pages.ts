@@ -5,10 +5,11 @@ import { pathToFileURL } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { arForm } from '../../domain/catalogue/form';
+import { proofOfWorkMeta } from '../../domain/form-fields';
 import { basePath, signedUpParameter } from '../../domain/links';
 import type { RouteAttribution } from '../../domain/notes';
 import { marketerStatsMeta } from '../../domain/marketer-stats';
-import { proofOfWorkMeta, utmFromQuery } from '../../domain/registration';
+import { utmFromQuery } from '../../domain/registration';
 import type {
   Brand,
   FormState,

@@ -19,6 +19,7 @@ describe('retentionPlugin', () => {
   it('deletes chunk after chunk at start and again each interval, until closed', async () => {
     vi.useFakeTimers();
     const asked: Selection[] = [];
+    const erased: string[] = [];
     const chunks = [chunk(3), chunk(2)];
     const app = Fastify({ logger: false });
     const now = new Date('2025-04-10T12:00:00.000Z');
@@ -30,19 +31,46 @@ describe('retentionPlugin', () => {
         asked.push(selection);
         return chunks.shift() ?? none;
       },
+      erasePeople: async (inactiveBefore) => {
+        erased.push(inactiveBefore);
+        return 1;
+      },
     });
     await app.ready();
-    // Two chunks, then one that finds nothing left.
-    await vi.waitFor(() => expect(asked).toHaveLength(3));
+    // Two chunks, then one that finds nothing left; then the people inactive as long.
+    await vi.waitFor(() => expect(erased).toHaveLength(1));
+    expect(asked).toHaveLength(3);
     expect(new Set(asked.map((selection) => JSON.stringify(selection)))).toEqual(
       new Set([JSON.stringify({ createdBefore: '2025-03-11T12:00:00.000Z' })]),
     );
+    expect(erased).toEqual(['2025-03-11T12:00:00.000Z']);
 
     await vi.advanceTimersByTimeAsync(3_000);
     expect(asked).toHaveLength(6);
+    expect(erased).toHaveLength(4);
     await app.close();
     await vi.advanceTimersByTimeAsync(3_000);
     expect(asked).toHaveLength(6);
+    expect(erased).toHaveLength(4);
+  });
+
+  it('erases the inactive people even when the submissions could not be deleted', async () => {
+    const erased: string[] = [];
+    const app = Fastify({ logger: false });
+    await app.register(retentionPlugin, {
+      days: 1,
+      now: () => new Date('2025-04-10T12:00:00.000Z'),
+      deleteSubmissions: async () => {
+        throw new Error('the database is out of reach');
+      },
+      erasePeople: async (inactiveBefore) => {
+        erased.push(inactiveBefore);
+        return 0;
+      },
+    });
+    await app.ready();
+    await vi.waitFor(() => expect(erased).toEqual(['2025-04-09T12:00:00.000Z']));
+    await app.close();
   });
 
   it('is ready while the deletion still runs, and stops it between chunks at close', async () => {
@@ -59,6 +87,7 @@ describe('retentionPlugin', () => {
         finished += 1;
         return chunk(2_000);
       },
+      erasePeople: async () => expect.fail('closed before the submissions were all deleted'),
     });
     await app.ready();
     expect(finished).toBe(0);

@@ -3,11 +3,13 @@ import fp from 'fastify-plugin';
 import type { Deleted, Selection } from '../registrations/personal-data';
 
 export interface RetentionPluginOptions {
-  /** RETENTION_DAYS: submissions older than this are deleted. */
+  /** RETENTION_DAYS: submissions older than this are deleted, people inactive as long erased. */
   days: number;
   now: () => Date;
   /** registrations/personal-data.ts's, on the app's database: one chunk a call. */
   deleteSubmissions: (selection: Selection) => Promise<Deleted>;
+  /** people/people.ts's: erases the names and e-mails of those inactive since before; how many. */
+  erasePeople: (inactiveBefore: string) => Promise<number>;
   intervalMs?: number;
 }
 
@@ -19,15 +21,15 @@ const dayMs = 24 * 60 * 60 * 1000;
  * In the background, chunk after chunk, each its own short transaction: the server answers from
  * the start however large the backlog, and other writes wait for one chunk at most. Every
  * instance runs it: the instances take turns chunk by chunk, and a later run finds nothing.
+ * Then it erases the name and e-mail of the programme's people inactive for as long: one small
+ * statement (the directory holds a few thousand), their numbers staying under their id.
  */
 export const retentionPlugin = fp<RetentionPluginOptions>(
-  async (app, { days, now, deleteSubmissions, intervalMs = dayMs }) => {
+  async (app, { days, now, deleteSubmissions, erasePeople, intervalMs = dayMs }) => {
     let running: Promise<void> = Promise.resolve();
     let closing = false;
 
-    async function deleteExpired() {
-      // One limit for the whole run: what turns older while it runs waits for the next.
-      const createdBefore = new Date(now().getTime() - days * dayMs).toISOString();
+    async function deleteSubmissionsBefore(createdBefore: string) {
       const total = { submissions: 0, webhookEvents: 0, statusChanges: 0 };
       try {
         while (!closing) {
@@ -50,6 +52,26 @@ export const retentionPlugin = fp<RetentionPluginOptions>(
       // How many, never which: an id leads to nothing once its row is gone, yet a log is kept
       // longer than the data and copied wider. Logged at the end of every run, none deleted too.
       app.log.info({ ...total, retentionDays: days }, 'submissions past RETENTION_DAYS deleted');
+    }
+
+    async function erasePeopleBefore(inactiveBefore: string) {
+      try {
+        const people = await erasePeople(inactiveBefore);
+        // How many, as above.
+        app.log.info({ people, retentionDays: days }, 'people inactive past RETENTION_DAYS erased');
+      } catch (error) {
+        app.log.warn(
+          { err: error },
+          'people inactive past RETENTION_DAYS could not be erased; trying again tomorrow',
+        );
+      }
+    }
+
+    async function deleteExpired() {
+      // One limit for the whole run: what turns older while it runs waits for the next.
+      const before = new Date(now().getTime() - days * dayMs).toISOString();
+      await deleteSubmissionsBefore(before);
+      if (!closing) await erasePeopleBefore(before);
     }
     const run = () => (running = running.then(deleteExpired));
 

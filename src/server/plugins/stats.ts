@@ -20,6 +20,7 @@ import type { MarketerAuthConfig } from '../env';
 import { countAll } from '../counts';
 import { refusalOf, type RefusalTexts } from '../refusals';
 import type { LeadReviews } from '../leads/lead-reviews';
+import type { People } from '../people/people';
 import {
   createTokenVerifier,
   marketerRoles,
@@ -44,6 +45,8 @@ export interface StatsOptions {
   now: () => Date;
   database: Database;
   leadReviews: LeadReviews;
+  /** The directory: a team leader's members when their token lists none, and their names. */
+  people: People;
   /** Woken when an answer found finished days not kept as they are now. */
   keeper: CountKeeper;
 }
@@ -150,7 +153,7 @@ function refusedPast(limiter: Limiter) {
  */
 export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
   app,
-  { config, now, database, leadReviews, keeper },
+  { config, now, database, leadReviews, people, keeper },
 ) => {
   const periods = createCountPeriods(database, keeper.wake);
   const verify = createTokenVerifier(config, (error) =>
@@ -218,7 +221,7 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
     marketerStatsPath.slice('/api'.length),
     { ...forRoles(marketerRoles, 'marketer'), schema: { querystring: query } },
     async (request) => {
-      const { sub: marketingId, team } = request.user!;
+      const { sub: marketingId, role } = request.user!;
       const { days } = request.query;
       const today = now();
       const since = firstDay(days, today);
@@ -227,13 +230,16 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
         marketingIds: [marketingId],
       });
       const stats = buildMarketerStats(marketingId, days, today, counted);
-      if (team === undefined) return stats;
+      if (role !== 'team_leader_marketing') return stats;
+      // Which team counts (docs/marketer-kit.md): the token's signed list when it carries one,
+      // else the directory's (the people whose team leader this leader is).
+      const team = request.user!.team ?? (await people.members(marketingId));
       // The members by marketer only: fifty of them are fifty rows, read in one statement each.
       const members = await countAll(database.reads, ['marketing_id'], {
         since,
         marketingIds: team,
       });
-      return { ...stats, ...buildTeam(team, members) };
+      return { ...stats, ...buildTeam(team, members, await people.directory(team)) };
     },
   );
 

@@ -2,15 +2,10 @@ import SqliteDatabase from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { arForm } from '../../domain/catalogue/form';
 import { ar } from '../../domain/catalogue/shared';
+import { formStampField, privacyVersionField, trapField } from '../../domain/form-fields';
 import { registrationPath, signedUpParameter } from '../../domain/links';
 import { buildNotes, type RouteAttribution } from '../../domain/notes';
-import {
-  buildPayload,
-  formStampField,
-  privacyVersionField,
-  trapField,
-  type FormValues,
-} from '../../domain/registration';
+import { buildPayload, type FormValues } from '../../domain/registration';
 import type { FormState } from '../../domain/render-contract';
 import { sampleBrand, sampleBrandEnv } from '../../../testing/sample-brand';
 import {

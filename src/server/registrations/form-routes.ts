@@ -1,14 +1,12 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { arForm } from '../../domain/catalogue/form';
 import { ar } from '../../domain/catalogue/shared';
+import { formStampField, privacyVersionField, trapField } from '../../domain/form-fields';
 import { basePath, registrationPath, signedUpParameter } from '../../domain/links';
 import { normalizePhone } from '../../domain/phone';
 import {
   buildPayload,
-  formStampField,
-  privacyVersionField,
   registrationSchema,
-  trapField,
   utmFromQuery,
   type FormValues,
 } from '../../domain/registration';

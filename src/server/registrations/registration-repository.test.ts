@@ -12,7 +12,7 @@ import {
   type TestBackend,
 } from '../../../testing/server-test-helpers';
 import { createRegistrationRepository } from './registration-repository';
-import { countSignUps } from '../counts';
+import { countAll } from '../counts';
 
 async function openRepository({ database: kind }: TestBackend) {
   const database = await createTestDatabase(kind);
@@ -34,7 +34,7 @@ const now = new Date('2025-03-01T09:00:00.000Z');
 
 describeOnBackends('on $name', (backend) => {
   describe('the registration repository', () => {
-    it('stores 20 identical sign-ups stored at once as one first row and 19 repeats of it', async () => {
+    it('stores 20 identical sign-ups made at once as one lead and 19 repeats of it', async () => {
       const { repository } = await openRepository(backend);
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
@@ -62,7 +62,7 @@ describeOnBackends('on $name', (backend) => {
     it('counts leads and repeats per link, each repeat for the marketer of its lead', async () => {
       const { repository, database } = await openRepository(backend);
       const countByLink = (since?: string) =>
-        countSignUps(database.db, ['marketing_id', 'package_key'], { since, repeats: true });
+        countAll(database.db, ['marketing_id', 'package_key'], { since, repeats: true });
       await repository.register(signUp, now, 'api');
       await repository.register(
         { ...signUp, marketing_id: '7' },
@@ -71,8 +71,9 @@ describeOnBackends('on $name', (backend) => {
       );
       await repository.register(signUp, new Date('2025-03-02T10:00Z'), 'api');
 
-      // No outcome, flag or decision yet.
+      // No visit, outcome, flag or decision yet.
       const outcomes = {
+        ...{ visits: 0, unique_visitors: 0 },
         ...{ contacted: 0, qualified: 0, clients: 0, lost: 0 },
         ...{ flagged: 0, awaiting_review: 0, not_credited: 0 },
       };

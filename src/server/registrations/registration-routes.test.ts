@@ -3,8 +3,9 @@ import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import { describe, expect, it } from 'vitest';
 import { arForm } from '../../domain/catalogue/form';
 import { ar } from '../../domain/catalogue/shared';
+import { proofOfWorkMeta, trapField } from '../../domain/form-fields';
 import { buildNotes, type RouteAttribution } from '../../domain/notes';
-import { buildPayload, proofOfWorkMeta, trapField, type Utm } from '../../domain/registration';
+import { buildPayload, type Utm } from '../../domain/registration';
 import { buildTestApp, describeOnBackends } from '../../../testing/server-test-helpers';
 import { ipv6SitesShare } from './sign-up';
 
@@ -302,7 +303,7 @@ describeOnBackends('on $name', (backend) => {
   // registration-repository.test.ts shows the rule holding when the calls interleave; these go
   // through the whole HTTP pipeline.
   describe('the same phone with the same notes within 24 hours', () => {
-    it('is a repeat: stored as sent, linked to the first row, answered 201 with its id', async () => {
+    it("is a repeat: stored as sent, linked to its lead, answered 201 with the lead's id", async () => {
       const clock = manualClock();
       const { app, rows } = await buildTestApp(backend, {}, { now: clock.now });
       const post = (marketingId: string, name: string, email: string) =>
@@ -327,7 +328,7 @@ describeOnBackends('on $name', (backend) => {
       expect(stored[1]?.id).not.toBe(id);
     });
 
-    it('counts the 24 hours from the first row, never from a repeat', async () => {
+    it('counts the 24 hours from the lead, never from a repeat', async () => {
       const clock = manualClock();
       const { app, rows } = await buildTestApp(backend, {}, { now: clock.now });
       const post = async () =>
@@ -338,7 +339,7 @@ describeOnBackends('on $name', (backend) => {
       const first = await post();
       clock.advance(23 * hour);
       const repeat = await post();
-      // 25 hours after the first row, 2 after its repeat: a new first row.
+      // 25 hours after the lead, 2 after its repeat: a new lead.
       clock.advance(2 * hour);
       const next = await post();
 
@@ -369,7 +370,7 @@ describeOnBackends('on $name', (backend) => {
       expect(await rows()).toMatchObject(ids.map((id) => ({ id, repeat_of: null })));
     });
 
-    it('is one first row and 19 repeats of it when 20 identical requests arrive at once', async () => {
+    it('is one lead and 19 repeats of it when 20 identical requests arrive at once', async () => {
       const { app, rows } = await buildTestApp(backend);
       const payload = buildPayload(values, { packageName: 'premium_reco', marketingId: '42' });
       const responses = await Promise.all(

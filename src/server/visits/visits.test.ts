@@ -11,7 +11,7 @@ import {
 } from '../../../testing/server-test-helpers';
 import { buildPayload } from '../../domain/registration';
 import { otherCampaign } from '../campaigns';
-import { countAll, countSignUps, countVisits } from '../counts';
+import { countAll, signUpColumns, type CountKey } from '../counts';
 import { createVisitCounter, linkPreviewAgents } from './visit-counter';
 import { createVisitRepository, type VisitRepository } from './visit-repository';
 import { createVisitSalts } from './visit-salts';
@@ -61,11 +61,18 @@ describe('linkPreviewAgents', () => {
   );
 });
 
-/** The campaign report's visits, read through a connection of its own. */
-async function campaignTotals(databaseUrl: string) {
+/**
+ * The report's visit columns of each group the count gives, by `by`, read through a connection
+ * of its own: the sign-up columns are left out (these tests send none but where they say so).
+ */
+async function visitTotals<K extends CountKey>(databaseUrl: string, by: K[]) {
   const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
   try {
-    return await countVisits(database.db, ['utm_source', 'utm_campaign']);
+    return (await countAll(database.db, by)).map((row) => {
+      const visits: Record<string, unknown> = { ...row };
+      for (const column of signUpColumns) delete visits[column];
+      return visits;
+    });
   } finally {
     await database.close();
   }
@@ -86,12 +93,7 @@ describeOnBackends('on $name', (backend) => {
       // The count is taken once the response is sent; then it waits for the next flush.
       await new Promise((resolve) => setImmediate(resolve));
       await test.services.visits.flush();
-      const database = await openDatabase(loadConfig({ DATABASE_URL: test.databaseUrl }).database);
-      try {
-        return await countVisits(database.db, ['marketing_id', 'package_key']);
-      } finally {
-        await database.close();
-      }
+      return await visitTotals(test.databaseUrl, ['marketing_id', 'package_key']);
     };
     return { ...test, clock, visit, totals };
   }
@@ -196,7 +198,7 @@ describeOnBackends('on $name', (backend) => {
         );
       }
       await totals();
-      const campaigns = await campaignTotals(databaseUrl);
+      const campaigns = await visitTotals(databaseUrl, ['utm_source', 'utm_campaign']);
       expect(campaigns.length).toBeLessThanOrEqual(50);
       // Its first ten campaigns by name, the rest as other; 100 visits a day from one address.
       expect(campaigns).toHaveLength(11);
@@ -257,9 +259,8 @@ describeOnBackends('on $name', (backend) => {
         for (const row of counted.filter((row) => row.utm_campaign !== otherCampaign)) {
           expect(row).toMatchObject({ visits: 1, leads: 2 });
         }
-        // Visits and leads counted apart name the same campaigns.
-        expect(named(await countVisits(database.db, ['utm_campaign']))).toEqual(named(counted));
-        expect(named(await countSignUps(database.db, ['utm_campaign']))).toEqual(named(counted));
+        // Counted by the campaign's name alone, the same campaigns are named.
+        expect(named(await countAll(database.db, ['utm_campaign']))).toEqual(named(counted));
       } finally {
         await database.close();
       }
@@ -337,7 +338,14 @@ describeOnBackends('on $name', (backend) => {
         // secure_delete: the deleted hash is not left behind in the file's free pages.
         const file = databaseUrl.slice('sqlite:'.length);
         const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
-        await sql`pragma wal_checkpoint(TRUNCATE)`.execute(database.db);
+        // Until the checkpoint is whole: a count in the app's counts' thread may be reading.
+        await expect
+          .poll(
+            async () =>
+              (await sql<{ busy: number }>`pragma wal_checkpoint(TRUNCATE)`.execute(database.db))
+                .rows[0]?.busy,
+          )
+          .toBe(0);
         await database.close();
         expect(readFileSync(file).includes(String(first?.visitor_hash))).toBe(false);
       }
@@ -394,7 +402,7 @@ describeOnBackends('on $name', (backend) => {
           counter.record({ marketingId, ip, userAgent: phone });
         }
         await counter.flush();
-        const totalsByMarketer = (await countVisits(database.db, ['marketing_id']))
+        const totalsByMarketer = (await countAll(database.db, ['marketing_id']))
           .map((row) => row.marketing_id)
           .sort();
         expect(totalsByMarketer).toEqual(['1', '2']);

@@ -1,7 +1,8 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { privacyVersionField, trapField } from '../../domain/form-fields';
 import { packageLabel } from '../../domain/packages';
 import type { RouteAttribution } from '../../domain/notes';
-import { buildPayload, privacyVersionField, trapField, type Utm } from '../../domain/registration';
+import { buildPayload, type Utm } from '../../domain/registration';
 import {
   buildTestApp,
   describeOnBackends,

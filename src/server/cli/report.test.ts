@@ -2,20 +2,20 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import type { LeadStatus } from '../domain/lead-status';
-import { buildPayload, registrationSchema } from '../domain/registration';
+import type { LeadStatus } from '../../domain/lead-status';
+import { buildPayload, registrationSchema } from '../../domain/registration';
 import {
   campaignReportNotes,
   conversionRate,
   formatCampaignReport,
   formatReport,
+  reportCommand,
   reportNotes,
   sortCampaigns,
   sortLinks,
   type ReportRow,
 } from './report';
-import { reportCommand } from './cli/report';
-import { buildTestApp, describeOnBackends } from '../../testing/server-test-helpers';
+import { buildTestApp, describeOnBackends } from '../../../testing/server-test-helpers';
 
 const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
 const run = promisify(execFile);
@@ -149,7 +149,7 @@ describe('formatReport', () => {
   });
 });
 
-describe('runReport', () => {
+describe('the report command', () => {
   it.each([[['--format', 'pdf']], [['--since', 'last week']], [['--unknown']], [['extra']]])(
     'refuses %j with exit code 2 and the usage',
     async (argv) => {
