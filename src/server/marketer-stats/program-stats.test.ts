@@ -494,7 +494,8 @@ describeOnBackends('on $name', (backend) => {
       .where('utm_campaign', '=', 'ramadan')
       .execute();
     expect(named).toEqual([]);
-    // Only the 24th's marks are out of date: its lead and its campaign's visits were that day.
+    // Only the 24th is out of date: its lead and its campaign's visits were that day. The
+    // app's keeper may have kept it again meanwhile (its marks then moved); no other day moved.
     const after = await marks();
     const moved = after.filter(
       (mark, index) => Number(mark.changes) !== Number(before[index]!.changes),
@@ -506,13 +507,12 @@ describeOnBackends('on $name', (backend) => {
     expect(changes.map((change) => change.day).filter((day) => finished.includes(day))).toContain(
       '2026-11-24',
     );
-    expect(moved).toEqual([]);
     const stale = after.filter(
       (mark) =>
         Number(mark.changes) !==
         Number(changes.find((change) => change.day === mark.day)?.changes ?? 0),
     );
-    expect([...new Set(stale.map((mark) => mark.day))]).toEqual(['2026-11-24']);
+    expect([...new Set([...moved, ...stale].map((mark) => mark.day))]).toEqual(['2026-11-24']);
   });
 
   it('after a day’s change counts that day live and reads the other finished days as kept', async () => {
