@@ -17,7 +17,12 @@ import { arProgram, arReview } from '../src/domain/catalogue/program';
 import { ar } from '../src/domain/catalogue/shared';
 import type { ProgramStats } from '../src/domain/program-stats';
 import { buildPayload } from '../src/domain/registration';
-import { e2eLeadsApiKey, e2eMarketerAuthSecret, marketerToken } from '../testing/marketer-auth';
+import {
+  e2eLeadsApiKey,
+  e2eMarketerAuthSecret,
+  e2ePeopleApiKey,
+  marketerToken,
+} from '../testing/marketer-auth';
 import { sampleBrand, sampleBrandEnv } from '../testing/sample-brand';
 import { startServerProcess } from '../testing/server-process';
 import { chromiumArgs, requireChromium } from './local-machine';
@@ -120,6 +125,7 @@ const server = await startServerProcess({
     REDIS_URL: '',
     MARKETER_AUTH_SECRET: e2eMarketerAuthSecret,
     LEADS_API_KEY: e2eLeadsApiKey,
+    PEOPLE_API_KEY: e2ePeopleApiKey,
     RATE_LIMIT_PER_MINUTE: '100000',
   },
   // Beside the build, so that it outlives the scratch database.
@@ -139,6 +145,20 @@ async function seed() {
     { id: '2001', visitors: 5, leads: 2, clients: 0, campaign: 'whatsapp-group' },
     { id: '2015', visitors: 3, leads: 1, clients: 0, campaign: 'whatsapp-group' },
   ];
+  // The directory, as the provider's platform puts it: names, and two teams.
+  const people = await fetch(`${baseURL}/api/people`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${e2ePeopleApiKey}` },
+    body: JSON.stringify([
+      { marketing_id: '1007', name: 'خالد العتيبي' },
+      { marketing_id: '1042', name: 'سارة القحطاني', team_leader_id: '1007' },
+      { marketing_id: '1043', name: 'فهد الدوسري', team_leader_id: '1007' },
+      { marketing_id: '1077', name: 'نورة الشهري', team_leader_id: '2000' },
+      { marketing_id: '2000', name: 'ريم الزهراني' },
+      { marketing_id: '2001', name: 'عبدالله الحربي', team_leader_id: '2000' },
+    ]),
+  });
+  if (!people.ok) throw new Error(`PUT /api/people answered ${people.status}`);
   let phone = 0;
   const signUp = async (payload: ReturnType<typeof buildPayload>) => {
     const stored = await fetch(`${baseURL}/api/external-register`, {
