@@ -168,11 +168,26 @@ async function* utf8(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
  * The rows of a CSV file as Excel saves it (UTF-8, with or without a byte order mark; a comma,
  * or the semicolon of locales whose decimal mark is a comma), for an import: `columnsOf` reads
  * the header (and throws when it does not name the columns needed), `rowOf` each other row that
- * is not all empty cells (Excel writes them under a table), with its line number. Throws when
- * the file is not such a CSV file, before anything is changed. It is read as a stream and only
- * the rows are kept: read whole, 1,000,000 empty rows under a table (4 MB) took 690 MB of memory.
+ * is not all empty cells (Excel writes them under a table), with its line number. When the
+ * file is not such a CSV file, says so on `err` ("Nothing changed") and gives undefined, before
+ * anything is changed. It is read as a stream and only the rows are kept: read whole, 1,000,000
+ * empty rows under a table (4 MB) took 690 MB of memory.
  */
 export async function readCsv<Columns, Row>(
+  file: string,
+  columnsOf: (header: string[]) => Columns,
+  rowOf: (columns: Columns, record: string[], line: number) => Row,
+  err: Terminal['err'],
+): Promise<Row[] | undefined> {
+  try {
+    return await readRows(file, columnsOf, rowOf);
+  } catch (error) {
+    err(`Nothing changed: ${visible((error as Error).message)}\n`);
+    return undefined;
+  }
+}
+
+async function readRows<Columns, Row>(
   file: string,
   columnsOf: (header: string[]) => Columns,
   rowOf: (columns: Columns, record: string[], line: number) => Row,

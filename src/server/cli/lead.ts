@@ -49,13 +49,8 @@ function rowOf(columns: Columns, record: string[], line: number): ImportRow {
 
 /** Applies each good row of the file, in its order; says what became of each. */
 async function importFile(statuses: LeadStatuses, file: string, { out, err }: Terminal) {
-  let rows;
-  try {
-    rows = await readCsv(file, columnsOf, rowOf);
-  } catch (error) {
-    err(`Nothing changed: ${visible((error as Error).message)}\n`);
-    return 1;
-  }
+  const rows = await readCsv(file, columnsOf, rowOf, err);
+  if (rows === undefined) return 1;
   let changed = 0;
   let unchanged = 0;
   let refused = 0;

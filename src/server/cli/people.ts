@@ -72,13 +72,8 @@ export const peopleCommand = defineCommand({
     return { file };
   },
   async run(database, { file }, { out, err }) {
-    let rows;
-    try {
-      rows = await readCsv(file, columnsOf, rowOf);
-    } catch (error) {
-      err(`Nothing changed: ${visible((error as Error).message)}\n`);
-      return 1;
-    }
+    const rows = await readCsv(file, columnsOf, rowOf, err);
+    if (rows === undefined) return 1;
     const people: PersonPut[] = [];
     for (const row of rows) {
       if ('refused' in row) err(`line ${row.line}: ${visible(row.refused)}\n`);
