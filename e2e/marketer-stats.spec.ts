@@ -4,7 +4,7 @@ import { arStats } from '../src/domain/catalogue/marketer-stats';
 import { ar } from '../src/domain/catalogue/shared';
 import { buildPayload } from '../src/domain/registration';
 import { e2eLeadsApiKey, marketerToken } from '../testing/marketer-auth';
-import { axe, expect, open, test, uniquePhone } from './support';
+import { axe, expect, open, putPeople, test, uniquePhone } from './support';
 
 // Issue 17: the link page shows a marketer their own numbers, for the platform's token; issue
 // 26: the clients among them, and a team leader's team.
@@ -207,7 +207,7 @@ test('a marketer sees their clients and their rate, and no team', async ({
   expect(await axe(page, 'link page with clients', testInfo.project.name)).toEqual([]);
 });
 
-test('a team leader sees the members of their team, sortable by clients, on a 320 px phone', async ({
+test('a team leader sees the members of their team by name, sortable by clients, on a 320 px phone', async ({
   page,
   request,
 }, testInfo) => {
@@ -221,6 +221,11 @@ test('a team leader sees the members of their team, sortable by clients, on a 32
   await request.post('/api/external-register', {
     data: buildPayload({ name: 'ريم', email: '', phone: uniquePhone() }, { marketingId: first }),
   });
+  // The platform names the first member; the directory does not know the second.
+  const firstName = `سارة القحطاني ${run}`;
+  await putPeople(request, [
+    { marketing_id: first, name: firstName, team_leader_id: leader, email: null, active: true },
+  ]);
   const token = await marketerToken(leader, 'team_leader_marketing', { team: [first, second] });
   await page.setViewportSize({ width: 320, height: 720 });
   await signIn(page, leader, token, 'team_leader_marketing');
@@ -230,9 +235,11 @@ test('a team leader sees the members of their team, sortable by clients, on a 32
   await expect(team).toBeVisible();
   const table = team.getByRole('table', { name: arStats.teamHeading });
   const members = table.locator('tbody th');
-  await expect(members).toHaveText([first, second]);
+  const firstNamed = arStats.named(firstName, first);
+  await expect(members).toHaveText([firstNamed, second]);
+  await expect(table.getByRole('rowheader', { name: firstNamed, exact: true })).toBeVisible();
   await table.getByRole('button', { name: new RegExp(arStats.teamSortByClients) }).click();
-  await expect(members).toHaveText([second, first]);
+  await expect(members).toHaveText([second, firstNamed]);
   await expect(table.locator('tfoot td').last()).toHaveText('2');
 
   // Wider than the phone: the table scrolls sideways in its own region, which the keyboard reaches.

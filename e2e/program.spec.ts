@@ -444,8 +444,8 @@ test('at 390 and 1280 px the marketers are named, found however their names are 
   });
   expect(general.status()).toBe(201);
   await signIn(page, admin);
-  const firstNamed = arProgram.named(names.first, first);
-  const secondNamed = arProgram.named(names.second, second);
+  const firstNamed = arStats.named(names.first, first);
+  const secondNamed = arStats.named(names.second, second);
 
   for (const width of [390, 1280]) {
     await page.setViewportSize({ width, height: 844 });
@@ -470,7 +470,7 @@ test('at 390 and 1280 px the marketers are named, found however their names are 
     // its members under it once opened.
     const teams = page.getByRole('table', { name: arProgram.teams });
     const team = teams.getByRole('button', {
-      name: `${arProgram.named(names.leader, leader)} (${arProgram.teamMembers(2)})`,
+      name: `${arStats.named(names.leader, leader)} (${arProgram.teamMembers(2)})`,
     });
     await expect(team).toHaveAttribute('aria-expanded', 'false');
     const teamRow = team.locator('xpath=ancestor::tr');

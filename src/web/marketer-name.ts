@@ -1,10 +1,10 @@
 import { arProgram } from '../domain/catalogue/program';
+import { namedMarketer } from './named-marketer';
 
 /**
- * A marketer as the programme's page shows them (docs/program.md): their name with their id
- * beside it, the id alone when the directory does not know them, and the general links by name.
+ * A marketer as the programme's page shows them (docs/program.md): by name as `namedMarketer`
+ * writes them, and the general links, which are no marketer's, by their own name.
  */
 export function marketerName(marketingId: string | null, name: string | null): string {
-  if (marketingId === null) return arProgram.general;
-  return name === null ? marketingId : arProgram.named(name, marketingId);
+  return marketingId === null ? arProgram.general : namedMarketer(marketingId, name);
 }

@@ -180,10 +180,11 @@ describe('the numbers on the link page', () => {
     expect(screen.queryByText(arStats.tableScrolls)).toBeNull();
   });
 
-  it('shows a team leader their members in a table that sorts by clients', async () => {
+  it('shows a team leader their members by name in a table that sorts by clients', async () => {
     turnOn();
-    const member = (marketing_id: string, clients: number) => ({
+    const member = (marketing_id: string, clients: number, name: string | null) => ({
       marketing_id,
+      name,
       visits: 10,
       unique_visitors: 8,
       leads: 5,
@@ -193,11 +194,17 @@ describe('the numbers on the link page', () => {
     stubFetch(() =>
       json({
         ...stats,
-        team: [member('43', 1), member('44', 3), member('45', 0)],
+        team: [
+          member('43', 1, 'سارة القحطاني'),
+          member('44', 3, 'Noura'),
+          // One the directory does not know.
+          member('45', 0, null),
+        ],
         team_totals: { visits: 30, unique_visitors: 24, leads: 15, sign_ups: 15, clients: 4 },
       }),
     );
     renderApp(path);
+    const [sara, noura] = [arStats.named('سارة القحطاني', '43'), arStats.named('Noura', '44')];
     const team = await screen.findByRole('region', { name: arStats.teamHeading });
     expect(team).toHaveAttribute('tabindex', '0');
     const table = within(team).getByRole('table', { name: arStats.teamHeading });
@@ -206,12 +213,13 @@ describe('the numbers on the link page', () => {
         .getAllByRole('rowheader')
         .map((cell) => cell.textContent);
     expect(within(table).getAllByRole('columnheader')).toHaveLength(5);
-    expect(members()).toEqual(['43', '44', '45', arStats.teamTotal]);
+    expect(members()).toEqual([sara, noura, '45', arStats.teamTotal]);
+    expect(within(table).getByRole('rowheader', { name: sara })).toBeInTheDocument();
     const sort = within(table).getByRole('button', { name: new RegExp(arStats.teamSortByClients) });
     const clients = sort.closest('th')!;
     expect(clients).toHaveAttribute('aria-sort', 'none');
     fireEvent.click(sort);
-    expect(members()).toEqual(['44', '43', '45', arStats.teamTotal]);
+    expect(members()).toEqual([noura, sara, '45', arStats.teamTotal]);
     expect(clients).toHaveAttribute('aria-sort', 'descending');
     const total = within(table).getByRole('row', { name: new RegExp(arStats.teamTotal) });
     expect(
@@ -220,7 +228,7 @@ describe('the numbers on the link page', () => {
         .map((cell) => cell.textContent),
     ).toEqual(['30', '24', '15', '4']);
     fireEvent.click(sort);
-    expect(members()).toEqual(['43', '44', '45', arStats.teamTotal]);
+    expect(members()).toEqual([sara, noura, '45', arStats.teamTotal]);
   });
 
   it('tells a team leader without members so', async () => {

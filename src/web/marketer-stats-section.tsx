@@ -10,6 +10,7 @@ import {
 } from '../domain/marketer-stats';
 import { packageLabel } from '../domain/packages';
 import { DailyChart } from './daily-chart';
+import { namedMarketer } from './named-marketer';
 import { PeriodControls } from './period-controls';
 import { usePeriodStats } from './use-period-stats';
 import { ScrollingTable } from './scrolling-table';
@@ -111,9 +112,9 @@ function Numbers({ stats }: { stats: MarketerStats }) {
 }
 
 /**
- * A team leader's members, under the leader's own numbers: in the order the platform lists
- * them, or by clients, most first. On a narrow phone the table scrolls sideways in a region
- * that the keyboard can reach.
+ * A team leader's members, by name with their id beside it, under the leader's own numbers: in
+ * the order the platform lists them, or by clients, most first. On a narrow phone the table
+ * scrolls sideways in a region that the keyboard can reach.
  */
 function Team({ members, totals }: { members: TeamMember[]; totals: LinkNumbers | undefined }) {
   const [byClients, setByClients] = useState(false);
@@ -152,7 +153,7 @@ function Team({ members, totals }: { members: TeamMember[]; totals: LinkNumbers 
         {rows.map((member) => (
           <tr key={member.marketing_id}>
             <th scope="row">
-              <bdi>{member.marketing_id}</bdi>
+              <bdi>{namedMarketer(member.marketing_id, member.name)}</bdi>
             </th>
             {cells(member)}
           </tr>

@@ -454,9 +454,9 @@ describe('the programme page', () => {
     expect(ids).toHaveLength(50);
     // By name with the id beside it; one the directory does not know, by id alone.
     expect(ids.slice(0, 4)).toEqual([
-      arProgram.named('إيمان الزهراني', 'm-1'),
-      arProgram.named('فاطمة', 'm-2'),
-      arProgram.named('هدى العمري', 'm-3'),
+      arStats.named('إيمان الزهراني', 'm-1'),
+      arStats.named('فاطمة', 'm-2'),
+      arStats.named('هدى العمري', 'm-3'),
       'm-4',
     ]);
     const columns = within(table(arProgram.byMarketer))
@@ -501,11 +501,11 @@ describe('the programme page', () => {
     };
     // إيمان typed with a bare alef, with hamza below, or its family name alone.
     for (const typed of ['ايمان', 'إيمان', 'أيمان', 'الزهراني']) {
-      expect(find(typed), typed).toEqual([arProgram.named('إيمان الزهراني', 'm-1')]);
+      expect(find(typed), typed).toEqual([arStats.named('إيمان الزهراني', 'm-1')]);
     }
     // فاطمة typed with a haa; هدى with a yaa, and هدي's name typed with an alef maqsura.
-    expect(find('فاطمه')).toEqual([arProgram.named('فاطمة', 'm-2')]);
-    expect(find('هدي')).toEqual([arProgram.named('هدى العمري', 'm-3')]);
+    expect(find('فاطمه')).toEqual([arStats.named('فاطمة', 'm-2')]);
+    expect(find('هدي')).toEqual([arStats.named('هدى العمري', 'm-3')]);
     // By id, a part of it, in Arabic digits too: m-4 and m-40 to m-49.
     expect(find('m-4')).toHaveLength(11);
     expect(find('M-5٥')).toEqual(['m-55']);
@@ -539,7 +539,7 @@ describe('the programme page', () => {
       arStats.statNotCredited,
     ]);
     const leader = within(teams).getByRole('button', {
-      name: `${arProgram.named('نورة القحطاني', 'lead-1')} (${arProgram.teamMembers(2)})`,
+      name: `${arStats.named('نورة القحطاني', 'lead-1')} (${arProgram.teamMembers(2)})`,
     });
     expect(leader).toHaveAttribute('aria-expanded', 'false');
     // The team's own numbers, as the server added them up: 1,190 visits, 119 leads, 3 clients.
@@ -552,14 +552,14 @@ describe('the programme page', () => {
     ).toEqual([1190, 952, 119, 3].map(formatNumber));
     // Its members hidden until the leader's button is pressed.
     expect(
-      within(teams).queryByRole('rowheader', { name: arProgram.named('فاطمة', 'm-2') }),
+      within(teams).queryByRole('rowheader', { name: arStats.named('فاطمة', 'm-2') }),
     ).toBeNull();
     fireEvent.click(leader);
     expect(leader).toHaveAttribute('aria-expanded', 'true');
     const members = leader.getAttribute('aria-controls')!.split(' ');
     expect(
       members.map((id) => document.getElementById(id)?.querySelector('th')?.textContent),
-    ).toEqual([arProgram.named('إيمان الزهراني', 'm-1'), arProgram.named('فاطمة', 'm-2')]);
+    ).toEqual([arStats.named('إيمان الزهراني', 'm-1'), arStats.named('فاطمة', 'm-2')]);
     // The general links and every other marketer, m-3 among them, apart.
     const apart = within(teams).getByRole('button', {
       name: `${arProgram.noTeam} (${arProgram.teamMembers(54)})`,
@@ -567,8 +567,8 @@ describe('the programme page', () => {
     fireEvent.click(apart);
     const shown = rowHeaders(arProgram.teams);
     expect(shown).toContain(arProgram.general);
-    expect(shown).toContain(arProgram.named('هدى العمري', 'm-3'));
-    expect(shown.filter((name) => name === arProgram.named('فاطمة', 'm-2'))).toHaveLength(1);
+    expect(shown).toContain(arStats.named('هدى العمري', 'm-3'));
+    expect(shown.filter((name) => name === arStats.named('فاطمة', 'm-2'))).toHaveLength(1);
   });
 
   it('sorts the marketers by clients, most first, then fewest first', async () => {
@@ -652,8 +652,8 @@ describe('the programme page', () => {
       leads,
       conversion_percent: visitors === 0 ? null : (leads / visitors) * 100,
     });
-    const m1 = arProgram.named('إيمان الزهراني', 'm-1');
-    const m2 = arProgram.named('فاطمة', 'm-2');
+    const m1 = arStats.named('إيمان الزهراني', 'm-1');
+    const m2 = arStats.named('فاطمة', 'm-2');
     const answer: ProgramStats = {
       ...stats,
       totals: { ...stats.totals, ...moreLeads(1_300, 1_250) },
@@ -789,7 +789,7 @@ describe('the review list', () => {
       'article',
     );
     // By the directory's name with the id beside it; m-7, whom it does not know, by id alone.
-    const contested = lead('2026-11-23T09:30:00.000Z', arProgram.named('سلمى العتيبي', 'm-42'));
+    const contested = lead('2026-11-23T09:30:00.000Z', arStats.named('سلمى العتيبي', 'm-42'));
     expect(within(contested).getByText(packageLabels.premium_reco)).toBeVisible();
     expect(within(contested).getByText('•••••••••678')).toBeInTheDocument();
     expect(within(contested).getByText(arReview.phoneEnding('678'))).toBeInTheDocument();
@@ -824,7 +824,7 @@ describe('the review list', () => {
     };
     let answer: (response: Response) => void = () => {};
     fetch.mockImplementation(answering(() => new Promise((resolve) => (answer = resolve))));
-    const contested = lead('2026-11-23T09:30:00.000Z', arProgram.named('سلمى العتيبي', 'm-42'));
+    const contested = lead('2026-11-23T09:30:00.000Z', arStats.named('سلمى العتيبي', 'm-42'));
     fireEvent.change(within(contested).getByRole('textbox', { name: arReview.note }), {
       target: { value: 'the same person' },
     });
@@ -846,7 +846,7 @@ describe('the review list', () => {
     const decided = screen.getByRole('article', {
       name: arReview.lead(
         formatTime('2026-11-23T09:30:00.000Z'),
-        arProgram.named('سلمى العتيبي', 'm-42'),
+        arStats.named('سلمى العتيبي', 'm-42'),
       ),
     });
     const shown = arReview.decided(

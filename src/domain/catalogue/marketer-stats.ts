@@ -39,6 +39,10 @@ export const arStats = {
   // A team leader's members, under the leader's own numbers.
   teamHeading: 'نتائج فريقك',
   teamMember: 'المسوق',
+  // A marketer the directory names, on a team leader's table and the programme's page: the name,
+  // then the id, each isolated (a Latin name or id among Arabic words would otherwise move the
+  // brackets around).
+  named: (name: string, id: string) => `\u2068${name}\u2069 (\u2068${id}\u2069)`,
   teamTotal: 'مجموع الفريق',
   teamSortByClients: 'ترتيب حسب العملاء',
   teamEmpty: 'لا يوجد أعضاء في فريقك بعد',

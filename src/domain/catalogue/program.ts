@@ -25,9 +25,6 @@ export const arProgram = {
   download: 'تنزيل ملف CSV للفترة',
   // The leads with a flag (docs/flags.md), decided or not; the not credited are arStats's.
   statFlagged: 'تسجيلات للمراجعة',
-  // A marketer the directory names: the name, then the id, each isolated (a Latin name or id
-  // among Arabic words would otherwise move the brackets around).
-  named: (name: string, id: string) => `\u2068${name}\u2069 (\u2068${id}\u2069)`,
   // The search box over the marketers' table: by name or id, whatever the form of the letters.
   search: 'البحث عن مسوق بالاسم أو الرقم',
   searchFound: (count: number) => `المسوقون المطابقون للبحث: ${count}`,
