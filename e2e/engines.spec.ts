@@ -29,7 +29,7 @@ import {
   type PageOptions,
 } from './engine-page';
 import { webKitEngine } from './engine-webkit';
-import { arabicIndic, arabicName, storedRows, uniquePhone } from './support';
+import { arabicIndic, arabicName, putPeople, storedRows, uniquePhone } from './support';
 
 // The core flows in each engine (a Playwright project per engine, playwright.config.ts): the
 // same steps through each engine's own driver, at a phone's size. Chromium's other specs go
@@ -401,14 +401,15 @@ async function programStats(token: string): Promise<ProgramStats> {
 
 /**
  * In the page, once the programme's numbers are shown: the totals by label, and the cells of
- * the marketer's row in the marketers' table (null until both are there).
+ * the marketer's row in the marketers' table, the row whose header reads `rowName` (null until
+ * both are there).
  */
-function programShown({ caption, marketingId }: { caption: string; marketingId: string }) {
+function programShown({ caption, rowName }: { caption: string; rowName: string }) {
   const table = Array.from(document.querySelectorAll('table')).find(
     (candidate) => candidate.caption?.textContent === caption,
   );
   const row = Array.from(table?.querySelectorAll('tbody tr') ?? []).find(
-    (candidate) => candidate.querySelector('th')?.textContent === marketingId,
+    (candidate) => candidate.querySelector('th')?.textContent === rowName,
   );
   if (row === undefined) return null;
   const totals = Object.fromEntries(
@@ -445,7 +446,7 @@ test("the programme's page: an admin sees the totals and the marketers stored; a
   await openApp(page, '/register/program');
   const shown = await waitFor(page, "the marketer's row", programShown, {
     caption: arProgram.byMarketer,
-    marketingId,
+    rowName: marketingId,
   });
   const after = await programStats(admin);
   // Visits, unique visitors, leads, clients, conversion (four leads to one visitor: in words),
@@ -474,4 +475,67 @@ test("the programme's page: an admin sees the totals and the marketers stored; a
     await waitFor(page, 'the refusal', liveText, 'alert'),
     "a marketer's token is not authorised",
   ).toBe(ar.errorNotAuthorized);
+});
+
+/** In the page: the header of each row the marketers' table shows, when it reads `rows` alone. */
+function marketersShown({ caption, rows }: { caption: string; rows: string[] }) {
+  const table = Array.from(document.querySelectorAll('table')).find(
+    (candidate) => candidate.caption?.textContent === caption,
+  );
+  const shown = Array.from(table?.querySelectorAll('tbody th') ?? [], (cell) => cell.textContent);
+  return JSON.stringify(shown) === JSON.stringify(rows) && shown;
+}
+
+test("the programme's page: a manager sees marketers by name and finds one however its letters are typed", async ({
+  open,
+  engineName,
+  request,
+}) => {
+  const run = `${engineName}-${Date.now()}`;
+  const [marketingId, otherId] = [`e2e-named-${run}`, `e2e-other-${run}`];
+  // Names of this test's own (the e2e run shares one database), the same but for the first name.
+  const [name, otherName] = [`أسامة الشهري ${run}`, `أحمد الشهري ${run}`];
+  const person = (marketing_id: string, fullName: string) => ({
+    marketing_id,
+    name: fullName,
+    team_leader_id: null,
+    email: null,
+    active: true,
+  });
+  await putPeople(request, [person(marketingId, name), person(otherId, otherName)]);
+  // Leads in the period put them on the page; the first has three, to rank among the 50 rows
+  // shown before "show all" whatever the other tests stored.
+  for (const client of [true, false, false]) await signUpThrough(marketingId, client);
+  await signUpThrough(otherId, false);
+  const page = await open();
+  // The platform leaves its token in the origin's localStorage: a page of the origin first.
+  await openApp(page, '/register/program');
+  await page.evaluate(
+    (token) => localStorage.setItem('token', token),
+    await marketerToken(`e2e-admin-${run}`, 'admin'),
+  );
+  await openApp(page, '/register/program');
+  const named = arStats.named(name, marketingId);
+  const shown = await waitFor(page, 'the marketer by name', programShown, {
+    caption: arProgram.byMarketer,
+    rowName: named,
+  });
+  expect(shown.cells.slice(0, 4)).toEqual(['0', '0', '3', '1']);
+  await waitFor(page, 'the other marketer by name', programShown, {
+    caption: arProgram.byMarketer,
+    rowName: arStats.named(otherName, otherId),
+  });
+
+  // Typed with a bare alef for أ and a haa for ة, as many type them: the first alone is found.
+  await typeInto(page, arProgram.search, `اسامه الشهري ${run}`);
+  await waitFor(page, 'that marketer alone', marketersShown, {
+    caption: arProgram.byMarketer,
+    rows: [named],
+  });
+  expect(
+    await page.evaluate(
+      (id) => document.getElementById(id)?.textContent ?? null,
+      'marketer-search-found',
+    ),
+  ).toBe(arProgram.searchFound(1));
 });
