@@ -60,6 +60,23 @@ const readPoolSize = 3;
 const readStatementTimeoutMs = 30_000;
 const readConnectionWaitMs = 10_000;
 
+// PostgreSQL compiles a statement it expects to read many rows (the programme's count of a
+// period not kept yet, a million leads) before running it: measured, that made each of those
+// counts 1.5-2.5 s slower, past the 5 s time-out, and none of ours faster.
+const noJit = '-c jit=off';
+
+/**
+ * The URL with these settings added to any its `options` already give (a search_path, say):
+ * sent at connect, so that they hold from a connection's first statement. pg takes `options`
+ * from the URL over the pool's own, hence here.
+ */
+function withSettings(url: string, settings: string): string {
+  const withOptions = new URL(url);
+  const given = withOptions.searchParams.get('options');
+  withOptions.searchParams.set('options', given === null ? settings : `${given} ${settings}`);
+  return withOptions.href;
+}
+
 /** Everything specific to PostgreSQL lives here: the pool and its time limits. */
 export function openPostgres(
   url: string,
@@ -67,7 +84,7 @@ export function openPostgres(
   onConnectionLost: (error: Error) => void,
 ): Database {
   const pool = new Pool({
-    connectionString: url,
+    connectionString: withSettings(url, noJit),
     max: poolSize,
     application_name: 'tasjeel',
     // Bounded waits, so that an unreachable database answers a request with 503 in seconds
@@ -88,12 +105,6 @@ export function openPostgres(
   // (The pool passes an idle one's error on to its own 'error' too: heard once, here.)
   const listen = (client: PoolClient) => client.on('error', onConnectionLost);
   pool.on('error', () => {}).on('connect', listen);
-  // PostgreSQL compiles a statement it expects to read many rows (the programme's count of a
-  // period not kept yet, a million leads) before running it: measured, that made each of those
-  // counts 1.5-2.5 s slower, past the 5 s time-out, and none of ours faster. The `set` is queued
-  // before the connection's first statement; a PostgreSQL without JIT (before 11) refuses it,
-  // harmlessly.
-  pool.on('connect', (client) => void client.query('set jit = off').catch(() => {}));
 
   // The migrations get a connection of their own without the requests' time limits: a long
   // migration, or an instance waiting for another's to finish, must not be cut off at 5 s.
@@ -111,7 +122,7 @@ export function openPostgres(
   // database's cores and leaves the others to the sign-ups; a longer statement time-out, as
   // a period not kept yet (after a deploy) is counted whole, and holds no lock a writer waits for.
   const readPool = new Pool({
-    connectionString: url,
+    connectionString: withSettings(url, `${noJit} -c max_parallel_workers_per_gather=0`),
     max: readPoolSize,
     application_name: 'tasjeel-counts',
     connectionTimeoutMillis: readConnectionWaitMs,
@@ -121,10 +132,6 @@ export function openPostgres(
     keepAlive: true,
   });
   readPool.on('error', () => {}).on('connect', listen);
-  readPool.on('connect', (client) => {
-    void client.query('set jit = off').catch(() => {});
-    void client.query('set max_parallel_workers_per_gather = 0').catch(() => {});
-  });
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: refusing(pool) }) });
   const reads = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: refusing(readPool) }) });
   const migrationsDb = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: migrations }) });
