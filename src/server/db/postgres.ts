@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import { DatabaseError, Pool, type PoolClient } from 'pg';
+import { CountsThread, type ThreadError } from './counts-thread';
 import type { Database, Tables } from './schema';
 
 // SQLSTATEs that mean "try again later", not "this request is wrong": connection exceptions
@@ -77,6 +78,18 @@ function withSettings(url: string, settings: string): string {
   return withOptions.href;
 }
 
+/**
+ * A thread's error as the driver raised it: a SQLSTATE as the server's DatabaseError, anything
+ * else (a refused socket, a time-out) as an error with its code and message, which
+ * isUnavailable tells apart as it does on the main thread.
+ */
+function threadError({ message, code }: ThreadError): Error {
+  if (code !== undefined && /^[0-9A-Z]{5}$/.test(code)) {
+    return Object.assign(new DatabaseError(message, 0, 'error'), { code });
+  }
+  return Object.assign(new Error(message), { code });
+}
+
 /** Everything specific to PostgreSQL lives here: the pool and its time limits. */
 export function openPostgres(
   url: string,
@@ -121,8 +134,9 @@ export function openPostgres(
   // takes one a sign-up waits for; no parallel workers, so that a count uses one of the
   // database's cores and leaves the others to the sign-ups; a longer statement time-out, as
   // a period not kept yet (after a deploy) is counted whole, and holds no lock a writer waits for.
+  const readsUrl = withSettings(url, `${noJit} -c max_parallel_workers_per_gather=0`);
   const readPool = new Pool({
-    connectionString: withSettings(url, `${noJit} -c max_parallel_workers_per_gather=0`),
+    connectionString: readsUrl,
     max: readPoolSize,
     application_name: 'tasjeel-counts',
     connectionTimeoutMillis: readConnectionWaitMs,
@@ -132,6 +146,12 @@ export function openPostgres(
     keepAlive: true,
   });
   readPool.on('error', () => {}).on('connect', listen);
+  // The keeper's count of a finished day, on a connection of its own in a thread of its own.
+  const keeper = new CountsThread(
+    'postgres-count-thread',
+    { url: readsUrl, statementTimeoutMs: readStatementTimeoutMs },
+    threadError,
+  );
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: refusing(pool) }) });
   const reads = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: refusing(readPool) }) });
   const migrationsDb = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: migrations }) });
@@ -142,7 +162,7 @@ export function openPostgres(
     where: `PostgreSQL at ${new URL(url).host}${new URL(url).pathname}`,
     db,
     reads,
-    countDay: null,
+    countDay: (date, until) => keeper.countDay(date, until),
     migrations: migrationsDb,
     poolState: () => ({
       inUse: pool.totalCount - pool.idleCount,
@@ -155,11 +175,14 @@ export function openPostgres(
     // Kysely ends a pool only once it has used it; a pool it never used is ended here, so that
     // no query runs after close.
     close: () =>
-      (closed ??= Promise.all([db.destroy(), reads.destroy(), migrationsDb.destroy()]).then(
-        async () => {
-          if (!pool.ended) await pool.end();
-          if (!readPool.ended) await readPool.end();
-        },
-      )),
+      (closed ??= Promise.all([
+        db.destroy(),
+        reads.destroy(),
+        migrationsDb.destroy(),
+        keeper.close(),
+      ]).then(async () => {
+        if (!pool.ended) await pool.end();
+        if (!readPool.ended) await readPool.end();
+      })),
   };
 }
