@@ -182,7 +182,8 @@ describeOnBackends('on $name', (backend) => {
     ]);
     // Their row on the programme's page: the same numbers.
     const row = (await test.programme()).marketers.find((one) => one.marketing_id === '42');
-    const { marketing_id: _id, name: _name, team_leader_id: _team, ...numbers } = row!;
+    const numbers = Object.fromEntries(Object.entries(row!).filter(([key]) => key in body.totals));
+    expect(Object.keys(numbers)).toHaveLength(8);
     expect(body.totals).toMatchObject(numbers);
   });
 

@@ -31,7 +31,6 @@ import { buildMarketerStats, buildTeam, firstDay } from '../marketer-stats/marke
 import { createCountPeriods, type CountKeeper } from '../count-rollups';
 import { buildProgramStats } from '../marketer-stats/program-stats';
 import { buildProgramMarketer } from '../marketer-stats/program-marketer';
-import { programMarketerStatsPath } from '../../domain/program-marketer';
 
 type User = Extract<TokenCheck, { kind: 'user' }>;
 
