@@ -26,6 +26,13 @@ export const myLinkPath = '/my-registration-link';
 /** The provider's page of the referral programme (docs/program.md). */
 export const programPath = '/program';
 
+/** One marketer's page on the programme, opened from their row (docs/program.md). */
+export const programMarketerPath = '/program/marketers/:marketingId';
+
+/** The path of one marketer's page on the programme, their id percent-encoded. */
+export const programMarketerPage = (marketingId: string) =>
+  `${basePath}/program/marketers/${encodeURIComponent(marketingId)}`;
+
 /**
  * The path of the form for a package and a marketer, either or neither (docs/product.md §2, §9): a
  * marketer's free-trial link is /register/marketer/{id}, a package link adds the package

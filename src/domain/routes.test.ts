@@ -18,6 +18,8 @@ describe('matchRoute', () => {
     ['/register/my-registration-link', { kind: 'myLink' }],
     ['/register/program', { kind: 'program' }],
     ['/register/Program/?days=7', { kind: 'program' }],
+    ['/register/program/marketers/42?days=7', { kind: 'programMarketer', marketingId: '42' }],
+    ['/register/program/marketers/m%2E1', { kind: 'programMarketer', marketingId: 'm.1' }],
   ])('%s', (url, route) => {
     expect(matchRoute(url, basePath)).toStrictEqual(route);
   });

@@ -591,6 +591,19 @@ describe('the programme page', () => {
     expect(rowHeaders(arProgram.byMarketer)[0]).toBe(arProgram.general);
   });
 
+  it('opens each marketer’s own page from their name, on the period shown', async () => {
+    window.history.replaceState(null, '', `${path}?from=2026-11-01&to=2026-11-15`);
+    await openPage();
+    const marketers = table(arProgram.byMarketer);
+    expect(
+      within(marketers)
+        .getByRole('link', { name: arProgram.named('إيمان الزهراني', 'm-1') })
+        .getAttribute('href'),
+    ).toBe('/register/program/marketers/m-1?from=2026-11-01&to=2026-11-15');
+    // The general links are no marketer: no page of their own.
+    expect(within(marketers).queryByRole('link', { name: arProgram.general })).toBeNull();
+  });
+
   it('names the campaigns and the packages, “other” and “none” included', async () => {
     await openPage();
     const campaigns = within(table(arProgram.byCampaign)).getAllByRole('row').slice(1);
