@@ -26,6 +26,9 @@ export const myLinkPath = '/my-registration-link';
 /** The provider's page of the referral programme (docs/program.md). */
 export const programPath = '/program';
 
+/** A marketer's id, as sent in marketing_id and as found in a link. */
+export const marketingIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
+
 /** One marketer's page on the programme, opened from their row (docs/program.md). */
 export const programMarketerPath = '/program/marketers/:marketingId';
 

@@ -65,6 +65,8 @@ describe('matchRoute', () => {
     '/registerer/register-client',
     `/register/register-client/${encodeURIComponent(packageLabels.premium_portfolio)}`,
     '/register/register-client/a%20b/7',
+    '/register/program/marketers/a%20b',
+    `/register/program/marketers/${'7'.repeat(65)}`,
   ])('finds no screen at %s', (url) => {
     expect(matchRoute(url, basePath)).toEqual({ kind: 'notFound' });
   });

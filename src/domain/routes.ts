@@ -1,4 +1,10 @@
-import { formPaths, myLinkPath, programMarketerPath, programPath } from './links';
+import {
+  formPaths,
+  marketingIdPattern,
+  myLinkPath,
+  programMarketerPath,
+  programPath,
+} from './links';
 import type { RouteAttribution } from './notes';
 import { packageKeyPattern } from './packages';
 
@@ -65,9 +71,13 @@ export function matchRoute(location: string, base = '/'): Route {
     const decoded = decodePath(pathname);
     if (matchPath(myLinkPath, decoded)) return { kind: 'myLink' };
     if (matchPath(programPath, decoded)) return { kind: 'program' };
-    const marketer = matchPath(programMarketerPath, decoded);
-    if (marketer !== undefined)
-      return { kind: 'programMarketer', marketingId: marketer.marketingId! };
+    const marketer = matchPath(programMarketerPath, decoded)?.marketingId;
+    // An id no link could carry is no marketer's page.
+    if (marketer !== undefined) {
+      return marketingIdPattern.test(marketer)
+        ? { kind: 'programMarketer', marketingId: marketer }
+        : { kind: 'notFound' };
+    }
     for (const path of formPaths) {
       const params = matchPath(path, decoded);
       if (params === undefined) continue;

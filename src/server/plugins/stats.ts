@@ -12,7 +12,7 @@ import {
   reviewNoteLength,
   reviewPageLength,
 } from '../../domain/lead-review';
-import { marketingIdPattern } from '../../domain/registration';
+import { marketingIdPattern } from '../../domain/links';
 import { periodDays, programStatsPath, rangeRefusal } from '../../domain/program-stats';
 import { storable } from '../../domain/registration';
 import type { Database } from '../db/schema';
