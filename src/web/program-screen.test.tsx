@@ -560,6 +560,12 @@ describe('the programme page', () => {
     expect(
       members.map((id) => document.getElementById(id)?.querySelector('th')?.textContent),
     ).toEqual([arProgram.named('إيمان الزهراني', 'm-1'), arProgram.named('فاطمة', 'm-2')]);
+    // Each member opens their own page, as in the marketers' table.
+    expect(
+      within(teams)
+        .getByRole('link', { name: arProgram.named('فاطمة', 'm-2') })
+        .getAttribute('href'),
+    ).toMatch(/^\/register\/program\/marketers\/m-2\?/);
     // The general links and every other marketer, m-3 among them, apart.
     const apart = within(teams).getByRole('button', {
       name: `${arProgram.noTeam} (${arProgram.teamMembers(54)})`,

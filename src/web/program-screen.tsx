@@ -137,7 +137,7 @@ function Report({ stats, period }: { stats: ProgramStats; period: ProgramPeriod 
       </div>
       <DailyChart days={stats.by_day} />
       <Marketers marketers={stats.marketers} period={period} />
-      <Teams stats={stats} />
+      <Teams stats={stats} period={period} />
       <RankedTable
         id="campaigns"
         caption={arProgram.byCampaign}
@@ -208,14 +208,7 @@ function Marketers({ marketers, period }: { marketers: MarketerRow[]; period: Pr
           {
             heading: arStats.teamMember,
             text: (row) => row.name ?? row.marketing_id ?? '',
-            cell: (row) =>
-              row.marketing_id === null ? (
-                arProgram.general
-              ) : (
-                <a href={`${programMarketerPage(row.marketing_id)}${periodQuery(period)}`}>
-                  {marketerName(row.marketing_id, row.name)}
-                </a>
-              ),
+            cell: (row) => <MarketerCell row={row} period={period} />,
           },
         ]}
         rows={found}
@@ -224,12 +217,22 @@ function Marketers({ marketers, period }: { marketers: MarketerRow[]; period: Pr
   );
 }
 
+/** A marketer by name, opening their page on the period shown; the general links by name. */
+function MarketerCell({ row, period }: { row: MarketerRow; period: ProgramPeriod }) {
+  if (row.marketing_id === null) return arProgram.general;
+  return (
+    <a href={`${programMarketerPage(row.marketing_id)}${periodQuery(period)}`}>
+      {marketerName(row.marketing_id, row.name)}
+    </a>
+  );
+}
+
 /**
  * The teams (docs/program.md: the directory's team leaders), each leader by name with the
  * team's numbers, a button that shows or hides its members' rows under it; then, apart, the
  * general links and the marketers in no team. Nothing while the directory puts nobody in a team.
  */
-function Teams({ stats }: { stats: ProgramStats }) {
+function Teams({ stats, period }: { stats: ProgramStats; period: ProgramPeriod }) {
   if (stats.teams.length === 0) return null;
   const rows = new Map(stats.marketers.map((row) => [row.marketing_id, row]));
   const inTeams = new Set(stats.teams.flatMap((team) => team.members));
@@ -255,9 +258,12 @@ function Teams({ stats }: { stats: ProgramStats }) {
           label={marketerName(team.team_leader_id, team.name)}
           numbers={team}
           members={team.members.flatMap((id) => rows.get(id) ?? [])}
+          period={period}
         />
       ))}
-      {apart.length > 0 && <TeamRows id="no-team" label={arProgram.noTeam} members={apart} />}
+      {apart.length > 0 && (
+        <TeamRows id="no-team" label={arProgram.noTeam} members={apart} period={period} />
+      )}
     </ScrollingTable>
   );
 }
@@ -268,11 +274,13 @@ function TeamRows({
   label,
   numbers,
   members,
+  period,
 }: {
   id: string;
   label: string;
   numbers?: ProgramNumbers;
   members: MarketerRow[];
+  period: ProgramPeriod;
 }) {
   const [open, setOpen] = useState(false);
   const memberId = (place: number) => `${id}-member-${place}`;
@@ -296,7 +304,9 @@ function TeamRows({
       </tr>
       {members.map((row, place) => (
         <tr key={row.marketing_id ?? ''} id={memberId(place)} className="member" hidden={!open}>
-          <th scope="row">{marketerName(row.marketing_id, row.name)}</th>
+          <th scope="row">
+            <MarketerCell row={row} period={period} />
+          </th>
           {numberColumns.map(({ key }) => (
             <td key={key}>{cell(row, key)}</td>
           ))}
