@@ -4,7 +4,9 @@
 // erasure; load shedding on, as `npm start` runs. Checks that no sign-up is refused and every
 // reader is answered 200; prints the times (targets: docs/performance.md, `npm run
 // bench:counting`, which runs this with a million sign-ups on each database).
-//   tsx reliability/counting.ts [--rows 100000] [--postgres]   (--postgres: TEST_DATABASE_URL)
+//   tsx reliability/counting.ts [--rows 100000] [--seconds 30] [--postgres]
+// (--postgres: TEST_DATABASE_URL; --seconds: each phase's length, past 60 the programme's
+// answers once the first minute is over are shown apart)
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -25,6 +27,7 @@ import {
 const { values } = parseArgs({
   options: {
     rows: { type: 'string', default: '100000' },
+    seconds: { type: 'string', default: '30' },
     postgres: { type: 'boolean', default: false },
   },
 });
@@ -32,7 +35,9 @@ const rows = Number(values.rows);
 const marketers = 2_000;
 const signUpsPerSecond = 40;
 /** Each phase: from a start, and from an erasure. */
-const phaseSeconds = 30;
+const phaseSeconds = Number(values.seconds);
+/** The programme's target (p99 under 300 ms) holds once this is over (docs/performance.md). */
+const firstMinute = 60_000;
 const teamSize = 50;
 
 const { dir, distDir, databaseFile, logFile } = await prepareRun('counting');
@@ -142,12 +147,16 @@ async function read(port: number, ms: number, phase: string): Promise<void> {
 
 const server = await startServer({ databaseFile, distDir, logFile, env });
 const phase = async (name: string) => {
-  const from = { signUps: signUps.length, readers: readers.length };
+  const from = { signUps: signUps.length, readers: readers.length, at: performance.now() };
   await Promise.all([
     sendSignUps(server.port, phaseSeconds * 1000),
     read(server.port, phaseSeconds * 1000, name),
   ]);
-  return { signUps: signUps.slice(from.signUps), readers: readers.slice(from.readers) };
+  return {
+    signUps: signUps.slice(from.signUps),
+    readers: readers.slice(from.readers),
+    at: from.at,
+  };
 };
 try {
   const fromStart = await phase('after a start');
@@ -190,6 +199,16 @@ try {
         `${who} ${name}: answers in order`,
         summary(asked.map((one) => one.end - one.start)),
       );
+      const later = asked
+        .filter((one) => one.start - measured.at >= firstMinute)
+        .map((one) => one.end - one.start)
+        .sort((a, b) => a - b);
+      if (later.length > 0) {
+        report.figure(
+          `${who} ${name}, once the first minute is over: p50 / p99 / slowest`,
+          `${ms(quantile(later, 0.5))} / ${ms(quantile(later, 0.99))} / ${ms(later.at(-1) ?? 0)} of ${later.length}`,
+        );
+      }
       report.check(
         `every ${who} ${name} answered 200`,
         asked.every((one) => one.status === 200),

@@ -15,8 +15,9 @@ export async function buildServer(outDir: string): Promise<string[]> {
   // a chunk they all import, and the name of the file node is given names the command.
   const entries = [
     { in: 'src/server/main.ts', out: 'main' },
-    // The counts' thread on SQLite, started by db/sqlite-reader.ts from beside the chunks.
+    // The counts' threads, started by db/counts-thread.ts from beside the chunks.
     { in: 'src/server/db/sqlite-reader-thread.ts', out: 'sqlite-reader-thread' },
+    { in: 'src/server/db/postgres-count-thread.ts', out: 'postgres-count-thread' },
     ...['tasjeel', ...commandFiles.keys()].map((out) => ({ in: 'src/server/cli/tasjeel.ts', out })),
   ];
   await build({

@@ -26,6 +26,16 @@ export const myLinkPath = '/my-registration-link';
 /** The provider's page of the referral programme (docs/program.md). */
 export const programPath = '/program';
 
+/** A marketer's id, as sent in marketing_id and as found in a link. */
+export const marketingIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** One marketer's page on the programme, opened from their row (docs/program.md). */
+export const programMarketerPath = '/program/marketers/:marketingId';
+
+/** The path of one marketer's page on the programme, their id percent-encoded. */
+export const programMarketerPage = (marketingId: string) =>
+  `${basePath}/program/marketers/${encodeURIComponent(marketingId)}`;
+
 /**
  * The path of the form for a package and a marketer, either or neither (docs/product.md §2, §9): a
  * marketer's free-trial link is /register/marketer/{id}, a package link adds the package

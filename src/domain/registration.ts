@@ -3,6 +3,7 @@
 // provider takes any zod 4 schema (zod/v4/core), so the form and the server still share this one.
 import * as z from 'zod/mini';
 import { formStampField, nameMaxLength, privacyVersionField, trapField } from './form-fields';
+import { marketingIdPattern } from './links';
 import { buildNotes, isPageNotes, type RouteAttribution } from './notes';
 import { phonePattern } from './phone';
 
@@ -73,9 +74,6 @@ export function utmFromQuery(query: { get(name: string): string | null }): Utm {
   }
   return utm;
 }
-
-/** A marketer's id, as sent in marketing_id and as found in a link. */
-export const marketingIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** A person's name, as a sign-up's and the programme's people's are held. */
 export const nameSchema = z

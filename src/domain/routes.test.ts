@@ -18,6 +18,8 @@ describe('matchRoute', () => {
     ['/register/my-registration-link', { kind: 'myLink' }],
     ['/register/program', { kind: 'program' }],
     ['/register/Program/?days=7', { kind: 'program' }],
+    ['/register/program/marketers/42?days=7', { kind: 'programMarketer', marketingId: '42' }],
+    ['/register/program/marketers/m%2E1', { kind: 'programMarketer', marketingId: 'm.1' }],
   ])('%s', (url, route) => {
     expect(matchRoute(url, basePath)).toStrictEqual(route);
   });
@@ -63,6 +65,8 @@ describe('matchRoute', () => {
     '/registerer/register-client',
     `/register/register-client/${encodeURIComponent(packageLabels.premium_portfolio)}`,
     '/register/register-client/a%20b/7',
+    '/register/program/marketers/a%20b',
+    `/register/program/marketers/${'7'.repeat(65)}`,
   ])('finds no screen at %s', (url) => {
     expect(matchRoute(url, basePath)).toEqual({ kind: 'notFound' });
   });

@@ -1,10 +1,16 @@
-import { formPaths, myLinkPath, programPath } from './links';
+import {
+  formPaths,
+  marketingIdPattern,
+  myLinkPath,
+  programMarketerPath,
+  programPath,
+} from './links';
 import type { RouteAttribution } from './notes';
 import { packageKeyPattern } from './packages';
 
 /**
  * Which screen a location shows: a form (with its package and marketer, either or neither), the
- * marketer's link page, the provider's page of the referral programme, or nothing. The pages draw it, the server answers with its status and
+ * marketer's link page, the provider's page of the referral programme or one marketer's on it, or nothing. The pages draw it, the server answers with its status and
  * counts a form's visit by it, and a form post without JavaScript takes its package and
  * marketer from it.
  */
@@ -12,6 +18,7 @@ export type Route =
   | ({ kind: 'form' } & RouteAttribution)
   | { kind: 'myLink' }
   | { kind: 'program' }
+  | { kind: 'programMarketer'; marketingId: string }
   | { kind: 'notFound' };
 
 // React Router's matching (matchRoutes) for these paths, without React Router: the client
@@ -64,6 +71,13 @@ export function matchRoute(location: string, base = '/'): Route {
     const decoded = decodePath(pathname);
     if (matchPath(myLinkPath, decoded)) return { kind: 'myLink' };
     if (matchPath(programPath, decoded)) return { kind: 'program' };
+    const marketer = matchPath(programMarketerPath, decoded)?.marketingId;
+    // An id no link could carry is no marketer's page.
+    if (marketer !== undefined) {
+      return marketingIdPattern.test(marketer)
+        ? { kind: 'programMarketer', marketingId: marketer }
+        : { kind: 'notFound' };
+    }
     for (const path of formPaths) {
       const params = matchPath(path, decoded);
       if (params === undefined) continue;

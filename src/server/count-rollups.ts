@@ -176,13 +176,16 @@ export async function forgetCampaign(
 
 /**
  * A period's count by `by`, from `since` (a UTC day) to before `until` (the day after its last;
- * the day after today when absent), the finished days as kept.
+ * the day after today when absent), the finished days as kept; of one marketer's links alone
+ * when `marketingId` is given, `by` then naming the marketer (their kept rows are the
+ * marketers').
  */
 export type CountPeriod = <K extends CountKey>(
   by: readonly K[],
   since: string,
   now: Date,
   until?: string,
+  marketingId?: string,
 ) => Promise<Count<K>[]>;
 
 /** The programme's counts over periods of days, the finished days as kept. */
@@ -208,7 +211,11 @@ export function createCountPeriods(
         .transaction()
         .setIsolationLevel('repeatable read')
         .execute((trx) =>
-          read((by, since, now, until) => countPeriod(trx, by, since, now, until, onUnkept), trx),
+          read(
+            (by, since, now, until, marketingId) =>
+              countPeriod(trx, by, since, now, until, onUnkept, marketingId),
+            trx,
+          ),
         ),
   };
 }
@@ -220,13 +227,21 @@ async function countPeriod<K extends CountKey>(
   now: Date,
   until: string = dayAfter(day(now.getTime())),
   onUnkept: () => void,
+  marketingId?: string,
 ): Promise<Count<K>[]> {
+  const keys = countKeys.filter((key) => (by as readonly CountKey[]).includes(key));
+  // A marketer's rows are found among the kept rows by their id: rows kept by another key
+  // have none.
+  if (marketingId !== undefined && !keys.includes('marketing_id')) {
+    throw new Error("a marketer's count is by marketing_id");
+  }
+  const marketingIds = marketingId === undefined ? undefined : [marketingId];
   const live = day(now.getTime() - settlingMs);
-  if (since >= live) return countAll(trx, by, { since, until });
+  if (since >= live) return countAll(trx, by, { since, until, marketingIds });
   // The finished days of the period: up to the first day not final, or to its end.
   const finished = until < live ? until : live;
-  const keys = countKeys.filter((key) => (by as readonly CountKey[]).includes(key));
-  const name = keys.join(',');
+  // By day and another key: that key's kept days, read by day (one marketer's chart).
+  const name = keys.filter((key) => key !== 'day').join(',') || 'day';
   const days = daysFrom(since, finished);
   const changes = await changesOf(trx, days);
   const kept = await keptAsNow(trx, [name, weekly(name)], since, finished, changes);
@@ -244,18 +259,28 @@ async function countPeriod<K extends CountKey>(
       keys,
       weekly(name),
       weeks.map((week) => week[0]!),
+      marketingId,
     )),
-    ...(await readKept(trx, keys, name, keptDays)),
+    ...(await readKept(trx, keys, name, keptDays, marketingId)),
   ];
   const counted = runsOf(unkept).map((run) => ({ since: run[0], until: dayAfter(run.at(-1)!) }));
   // The days not final yet (today, and yesterday in its first minute), when the period has them.
   if (until > live) counted.push({ since: live, until });
-  for (const range of counted) rows.push(...(await countKept(trx, by, range)));
+  for (const range of counted) rows.push(...(await countKept(trx, by, { ...range, marketingIds })));
   return addUpCounts(rows, by);
 }
 
-/** The kept rows of `by` (a key's days, or its weeks) on the days given, added up by `keys`. */
-async function readKept(db: Kysely<Tables>, keys: readonly CountKey[], by: string, days: string[]) {
+/**
+ * The kept rows of `by` (a key's days, or its weeks) on the days given (of one marketer, when
+ * given: a look-up a day in the kept rows' key), added up by `keys`.
+ */
+async function readKept(
+  db: Kysely<Tables>,
+  keys: readonly CountKey[],
+  by: string,
+  days: string[],
+  marketingId?: string,
+) {
   if (days.length === 0) return [];
   return db
     .selectFrom('count_rollups')
@@ -265,6 +290,7 @@ async function readKept(db: Kysely<Tables>, keys: readonly CountKey[], by: strin
     ])
     .where('by', '=', by)
     .where('day', 'in', days)
+    .$if(marketingId !== undefined, (q) => q.where('marketing_id', '=', marketingId!))
     .$if(keys.length > 0, (q) => q.groupBy([...keys]))
     .execute();
 }

@@ -348,8 +348,9 @@ const zero = (columns: readonly (typeof signUpColumns)[number][]) =>
 /**
  * The leads whose latest decision is "not credited": read from the decisions alone (few, beside
  * the leads), each checked against the later ones of its lead through lead_reviews_registration.
+ * A marketer's page lists them by it (leads/lead-reviews.ts), as they are counted.
  */
-function notCredited(db: Kysely<Tables>) {
+export function notCredited(db: Kysely<Tables>) {
   return db
     .selectFrom('lead_reviews as review')
     .select('review.registration_id')

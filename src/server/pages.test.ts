@@ -95,7 +95,11 @@ describeOnBackends('on $name', (backend) => {
         expect(page.statusCode).toBe(200);
         expect(page.body).toContain(`<div id="root">${fixtureForm}`);
       }
-      for (const url of ['/register/marketer', '/register/register-client/a%20b']) {
+      for (const url of [
+        '/register/marketer',
+        '/register/register-client/a%20b',
+        '/register/program/marketers/a%20b',
+      ]) {
         const page = await app.inject({ url });
         expect(page.statusCode).toBe(404);
         expect(page.body).toContain(`<div id="root">${ar.notFound}</div>`);

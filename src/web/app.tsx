@@ -56,7 +56,7 @@ export function App({
   // and programme pages, drawn on the client, grows below it and moves nothing.
   return (
     <BrandProvider value={brand}>
-      <BrandHeader wide={screen.kind === 'program'} />
+      <BrandHeader wide={screen.kind === 'program' || screen.kind === 'programMarketer'} />
       {screen.kind === 'form' ? (
         <RegistrationPage
           packageName={screen.packageName}
@@ -67,7 +67,9 @@ export function App({
       ) : screen.kind === 'myLink' ? (
         <MyLinkPage />
       ) : (
-        <ProgramPage />
+        <ProgramPage
+          marketingId={screen.kind === 'programMarketer' ? screen.marketingId : undefined}
+        />
       )}
     </BrandProvider>
   );

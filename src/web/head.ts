@@ -1,6 +1,12 @@
 import { arPreview } from '../domain/catalogue/preview';
 import { ar } from '../domain/catalogue/shared';
-import { basePath, myLinkPath, programPath, registrationPath } from '../domain/links';
+import {
+  basePath,
+  myLinkPath,
+  programMarketerPage,
+  programPath,
+  registrationPath,
+} from '../domain/links';
 import { isPackageKey, packageLabel } from '../domain/packages';
 import type { Brand } from '../domain/render-contract';
 import { brandMeta } from './brand';
@@ -34,6 +40,8 @@ function canonicalPath(screen: Exclude<Screen, { kind: 'notFound' }>): string {
       return `${basePath}${myLinkPath}`;
     case 'program':
       return `${basePath}${programPath}`;
+    case 'programMarketer':
+      return programMarketerPage(screen.marketingId);
   }
 }
 

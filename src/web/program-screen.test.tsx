@@ -560,6 +560,12 @@ describe('the programme page', () => {
     expect(
       members.map((id) => document.getElementById(id)?.querySelector('th')?.textContent),
     ).toEqual([arStats.named('إيمان الزهراني', 'm-1'), arStats.named('فاطمة', 'm-2')]);
+    // Each member opens their own page, as in the marketers' table.
+    expect(
+      within(teams)
+        .getByRole('link', { name: arStats.named('فاطمة', 'm-2') })
+        .getAttribute('href'),
+    ).toMatch(/^\/register\/program\/marketers\/m-2\?/);
     // The general links and every other marketer, m-3 among them, apart.
     const apart = within(teams).getByRole('button', {
       name: `${arProgram.noTeam} (${arProgram.teamMembers(54)})`,
@@ -589,6 +595,19 @@ describe('the programme page', () => {
     fireEvent.click(within(clients).getByRole('button', { name: arStats.statClients }));
     expect(clients).toHaveAttribute('aria-sort', 'ascending');
     expect(rowHeaders(arProgram.byMarketer)[0]).toBe(arProgram.general);
+  });
+
+  it('opens each marketer’s own page from their name, on the period shown', async () => {
+    window.history.replaceState(null, '', `${path}?from=2026-11-01&to=2026-11-15`);
+    await openPage();
+    const marketers = table(arProgram.byMarketer);
+    expect(
+      within(marketers)
+        .getByRole('link', { name: arStats.named('إيمان الزهراني', 'm-1') })
+        .getAttribute('href'),
+    ).toBe('/register/program/marketers/m-1?from=2026-11-01&to=2026-11-15');
+    // The general links are no marketer: no page of their own.
+    expect(within(marketers).queryByRole('link', { name: arProgram.general })).toBeNull();
   });
 
   it('names the campaigns and the packages, “other” and “none” included', async () => {

@@ -1,9 +1,9 @@
-import { Fragment, useRef, useState, type ReactNode } from 'react';
+import { useState } from 'react';
 import { arStats } from '../domain/catalogue/marketer-stats';
 import { arProgram } from '../domain/catalogue/program';
 import { ar } from '../domain/catalogue/shared';
 import { matchesSearch, searchForm } from '../domain/arabic-search';
-import { conversion } from '../domain/conversion';
+import { programMarketerPage } from '../domain/links';
 import { packageLabel } from '../domain/packages';
 import {
   periodQuery,
@@ -11,7 +11,6 @@ import {
   type ProgramNumbers,
   type ProgramPeriod,
   type ProgramStats,
-  type ProgramTotals,
 } from '../domain/program-stats';
 import { LicenceLine } from './brand-header';
 import { marketerName } from './marketer-name';
@@ -22,16 +21,11 @@ import { programCsv, programCsvName } from './program-csv';
 import { firstPeriod, utcToday } from './program-period';
 import { ProgramPeriodControls } from './program-period-controls';
 import { ReviewList } from './review-list';
+import { ProgramTotalsList } from './program-totals';
+import { cell, numberColumns } from './program-columns';
+import { RankedTable } from './ranked-table';
 import { ScrollingTable } from './scrolling-table';
-import {
-  anyMoreLeads,
-  formatConversion,
-  formatFullDate,
-  formatNumber,
-  formatRate,
-} from './stats-format';
-import { ConversionTotal, Total } from './stats-total';
-import { TotalChange } from './total-change';
+import { anyMoreLeads, formatFullDate } from './stats-format';
 
 const refusals: Record<number, string> = {
   401: arProgram.errorSignIn,
@@ -96,7 +90,7 @@ function Program({ storageKey }: { storageKey: string }) {
           today={today}
           refused={first.refused}
         />
-        {loaded.kind === 'stats' && <Report stats={loaded.stats} />}
+        {loaded.kind === 'stats' && <Report stats={loaded.stats} period={period.period} />}
       </div>
       {answered && <ReviewList storageKey={storageKey} />}
     </>
@@ -118,75 +112,15 @@ function download(stats: ProgramStats) {
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
-/** A conversion as a rate, or none where it is not one (no visitors, or leads past them). */
-function conversionRate(numbers: ProgramTotals): number | null {
-  const shown = conversion(numbers);
-  return shown.kind === 'rate' ? shown.percent : null;
-}
-
-/** A count of the totals, with the previous period's beside it and the change. */
-function CountTotal({
-  label,
-  count,
-  previous,
-}: {
-  label: string;
-  count: number;
-  previous: number;
-}) {
-  return (
-    <Total label={label} value={formatNumber(count)}>
-      <TotalChange current={count} previous={previous} shown={formatNumber(previous)} />
-    </Total>
-  );
-}
-
-function Report({ stats }: { stats: ProgramStats }) {
+function Report({ stats, period }: { stats: ProgramStats; period: ProgramPeriod }) {
   const { totals, previous } = stats;
   const before = previous.totals;
   if (totals.visits === 0 && totals.leads === 0) {
     return <p className="message">{arStats.statsEmpty}</p>;
   }
-  const counts = [
-    [arStats.statVisits, 'visits'],
-    [arStats.statUniqueVisitors, 'unique_visitors'],
-    [arStats.statSignUps, 'leads'],
-    [arProgram.statContacted, 'contacted'],
-    [arProgram.statQualified, 'qualified'],
-    [arStats.statClients, 'clients'],
-    [arProgram.statLost, 'lost'],
-  ] as const;
   return (
     <>
-      <dl className="totals">
-        {counts.map(([label, key]) => (
-          <CountTotal key={key} label={label} count={totals[key]} previous={before[key]} />
-        ))}
-        <ConversionTotal numbers={totals}>
-          <TotalChange
-            current={conversionRate(totals)}
-            previous={conversionRate(before)}
-            shown={formatConversion(before)}
-          />
-        </ConversionTotal>
-        <Total label={arStats.statClientRate} value={formatRate(totals.client_percent)}>
-          <TotalChange
-            current={totals.client_percent}
-            previous={before.client_percent}
-            shown={formatRate(before.client_percent)}
-          />
-        </Total>
-        <CountTotal
-          label={arProgram.statFlagged}
-          count={totals.flagged}
-          previous={before.flagged}
-        />
-        <CountTotal
-          label={arStats.statNotCredited}
-          count={totals.not_credited}
-          previous={before.not_credited}
-        />
-      </dl>
+      <ProgramTotalsList totals={totals} previous={before} />
       <p className="note">
         {arProgram.previousPeriod(
           arProgram.dates(formatFullDate(previous.from), formatFullDate(previous.to)),
@@ -202,8 +136,8 @@ function Report({ stats }: { stats: ProgramStats }) {
         </button>
       </div>
       <DailyChart days={stats.by_day} />
-      <Marketers marketers={stats.marketers} />
-      <Teams stats={stats} />
+      <Marketers marketers={stats.marketers} period={period} />
+      <Teams stats={stats} period={period} />
       <RankedTable
         id="campaigns"
         caption={arProgram.byCampaign}
@@ -241,10 +175,11 @@ function Report({ stats }: { stats: ProgramStats }) {
 type MarketerRow = ProgramStats['marketers'][number];
 
 /**
- * The marketers ranked, by name with their id beside it, and a search box above them that
- * finds a marketer by name or id however its letters are typed (domain/arabic-search.ts).
+ * The marketers ranked, by name with their id beside it, each a link to their own page on the
+ * period shown, and a search box above them that finds a marketer by name or id however its
+ * letters are typed (domain/arabic-search.ts).
  */
-function Marketers({ marketers }: { marketers: MarketerRow[] }) {
+function Marketers({ marketers, period }: { marketers: MarketerRow[]; period: ProgramPeriod }) {
   const [typed, setTyped] = useState('');
   const found = marketers.filter((row) =>
     matchesSearch(typed, [row.name, row.marketing_id ?? arProgram.general]),
@@ -273,7 +208,7 @@ function Marketers({ marketers }: { marketers: MarketerRow[] }) {
           {
             heading: arStats.teamMember,
             text: (row) => row.name ?? row.marketing_id ?? '',
-            cell: (row) => marketerName(row.marketing_id, row.name),
+            cell: (row) => <MarketerCell row={row} period={period} />,
           },
         ]}
         rows={found}
@@ -282,12 +217,22 @@ function Marketers({ marketers }: { marketers: MarketerRow[] }) {
   );
 }
 
+/** A marketer by name, opening their page on the period shown; the general links by name. */
+function MarketerCell({ row, period }: { row: MarketerRow; period: ProgramPeriod }) {
+  if (row.marketing_id === null) return arProgram.general;
+  return (
+    <a href={`${programMarketerPage(row.marketing_id)}${periodQuery(period)}`}>
+      {marketerName(row.marketing_id, row.name)}
+    </a>
+  );
+}
+
 /**
  * The teams (docs/program.md: the directory's team leaders), each leader by name with the
  * team's numbers, a button that shows or hides its members' rows under it; then, apart, the
  * general links and the marketers in no team. Nothing while the directory puts nobody in a team.
  */
-function Teams({ stats }: { stats: ProgramStats }) {
+function Teams({ stats, period }: { stats: ProgramStats; period: ProgramPeriod }) {
   if (stats.teams.length === 0) return null;
   const rows = new Map(stats.marketers.map((row) => [row.marketing_id, row]));
   const inTeams = new Set(stats.teams.flatMap((team) => team.members));
@@ -313,9 +258,12 @@ function Teams({ stats }: { stats: ProgramStats }) {
           label={marketerName(team.team_leader_id, team.name)}
           numbers={team}
           members={team.members.flatMap((id) => rows.get(id) ?? [])}
+          period={period}
         />
       ))}
-      {apart.length > 0 && <TeamRows id="no-team" label={arProgram.noTeam} members={apart} />}
+      {apart.length > 0 && (
+        <TeamRows id="no-team" label={arProgram.noTeam} members={apart} period={period} />
+      )}
     </ScrollingTable>
   );
 }
@@ -326,11 +274,13 @@ function TeamRows({
   label,
   numbers,
   members,
+  period,
 }: {
   id: string;
   label: string;
   numbers?: ProgramNumbers;
   members: MarketerRow[];
+  period: ProgramPeriod;
 }) {
   const [open, setOpen] = useState(false);
   const memberId = (place: number) => `${id}-member-${place}`;
@@ -354,167 +304,14 @@ function TeamRows({
       </tr>
       {members.map((row, place) => (
         <tr key={row.marketing_id ?? ''} id={memberId(place)} className="member" hidden={!open}>
-          <th scope="row">{marketerName(row.marketing_id, row.name)}</th>
+          <th scope="row">
+            <MarketerCell row={row} period={period} />
+          </th>
           {numberColumns.map(({ key }) => (
             <td key={key}>{cell(row, key)}</td>
           ))}
         </tr>
       ))}
     </tbody>
-  );
-}
-
-/** A text column of a ranked table: what it shows, and the text it sorts by. */
-interface Label<Row> {
-  heading: string;
-  text: (row: Row) => string;
-  cell: (row: Row) => ReactNode;
-}
-
-const numberColumns = [
-  { key: 'visits', heading: arStats.statVisits },
-  { key: 'unique_visitors', heading: arStats.statUniqueVisitors },
-  { key: 'leads', heading: arStats.statSignUps },
-  { key: 'clients', heading: arStats.statClients },
-  { key: 'conversion_percent', heading: arStats.statConversion },
-  { key: 'client_percent', heading: arStats.statClientRate },
-  { key: 'flagged', heading: arProgram.statFlagged },
-  { key: 'not_credited', heading: arStats.statNotCredited },
-] as const satisfies { key: keyof ProgramNumbers; heading: string }[];
-
-/** A number column's cell, as shown. */
-function cell(row: ProgramNumbers, key: (typeof numberColumns)[number]['key']): string {
-  if (key === 'conversion_percent') return formatConversion(row);
-  return key === 'client_percent' ? formatRate(row[key]) : formatNumber(row[key]);
-}
-
-/**
- * A number column's value to sort by. A rate without a base is below every rate; a conversion
- * shown in words (more leads than visitors) is no rate either, yet above none.
- */
-function sortValue(row: ProgramNumbers, key: keyof ProgramNumbers): number {
-  if (key === 'conversion_percent') {
-    const shown = conversion(row);
-    return shown.kind === 'rate' ? shown.percent : shown.kind === 'more_leads' ? -0.5 : -1;
-  }
-  return row[key] ?? -1;
-}
-
-/** A column: a text one by its place, or a number's key. */
-type SortKey = number | keyof ProgramNumbers;
-
-/** The rows a table shows until "show all" is pressed. */
-const shownAtFirst = 50;
-
-const collator = new Intl.Collator('ar', { numeric: true });
-
-function compare<Row extends ProgramNumbers>(
-  labels: Label<Row>[],
-  key: SortKey,
-): (a: Row, b: Row) => number {
-  if (typeof key === 'number') {
-    const text = labels[key]!.text;
-    return (a, b) => collator.compare(text(a), text(b));
-  }
-  return (a, b) => sortValue(a, key) - sortValue(b, key);
-}
-
-/**
- * Rows with the programme's numbers, most leads first as the server sends them, sorted by any
- * column from the buttons in its headings (numbers most first, texts from A; again reverses);
- * the first rows only until "show all". On a narrow phone the table scrolls sideways in its
- * own region, which the keyboard can reach.
- */
-function RankedTable<Row extends ProgramNumbers>({
-  id,
-  caption,
-  labels,
-  rows,
-}: {
-  id: string;
-  caption: string;
-  labels: Label<Row>[];
-  rows: Row[];
-}) {
-  const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({
-    key: 'leads',
-    descending: true,
-  });
-  const [all, setAll] = useState(false);
-  const region = useRef<HTMLDivElement>(null);
-  if (rows.length === 0) return null;
-
-  const order = compare(labels, sort.key);
-  // A stable sort: equal rows keep the server's order. Each row keeps its place there as its key.
-  const sorted = rows
-    .map((row, place) => ({ row, place }))
-    .sort((a, b) => (sort.descending ? order(b.row, a.row) : order(a.row, b.row)));
-  const shown = all ? sorted : sorted.slice(0, shownAtFirst);
-
-  function heading(key: SortKey, text: string) {
-    const active = sort.key === key;
-    return (
-      <th scope="col" aria-sort={active ? (sort.descending ? 'descending' : 'ascending') : 'none'}>
-        <button
-          type="button"
-          className="sort"
-          onClick={() =>
-            setSort({ key, descending: active ? !sort.descending : typeof key !== 'number' })
-          }
-        >
-          {text}
-        </button>
-      </th>
-    );
-  }
-
-  return (
-    <>
-      <ScrollingTable caption={caption} id={`${id}-caption`} ref={region}>
-        <thead>
-          <tr>
-            {labels.map((label, place) => (
-              <Fragment key={label.heading}>{heading(place, label.heading)}</Fragment>
-            ))}
-            {numberColumns.map(({ key, heading: text }) => (
-              <Fragment key={key}>{heading(key, text)}</Fragment>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {shown.map(({ row, place: key }) => (
-            <tr key={key}>
-              {labels.map((label, place) =>
-                place === 0 ? (
-                  <th key={label.heading} scope="row">
-                    {label.cell(row)}
-                  </th>
-                ) : (
-                  <td key={label.heading} className="label">
-                    {label.cell(row)}
-                  </td>
-                ),
-              )}
-              {numberColumns.map(({ key }) => (
-                <td key={key}>{cell(row, key)}</td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </ScrollingTable>
-      {shown.length < sorted.length && (
-        <button
-          type="button"
-          className="secondary show-all"
-          onClick={() => {
-            setAll(true);
-            // The button goes with the rows it hid: the keyboard carries on in their table.
-            region.current?.focus();
-          }}
-        >
-          {arProgram.showAll(rows.length)}
-        </button>
-      )}
-    </>
   );
 }

@@ -212,6 +212,49 @@ function Flag({ flag }: { flag: ReviewFlag }) {
   );
 }
 
+/**
+ * What a list shows of a lead: when it came and through whose link, its package, the phone's
+ * last digits and its flags in words; no prospect's name or e-mail (the review list's and a
+ * marketer's page's lists). `id` names its headings.
+ */
+export function LeadFacts({ lead, id }: { lead: ReviewLead; id: string }) {
+  return (
+    <>
+      <h3 id={`${id}-heading`}>
+        {arReview.lead(formatTime(lead.created_at), marketerName(lead.marketing_id, lead.name))}
+      </h3>
+      <dl className="review-facts">
+        <div>
+          <dt>{ar.fieldPackage}</dt>
+          <dd>
+            {lead.package_key === null ? ar.headingFreeTrial : packageLabel(lead.package_key)}
+          </dd>
+        </div>
+        <div>
+          <dt>{arReview.phone}</dt>
+          <dd>
+            <bdi dir="ltr" aria-hidden="true">
+              {'•'.repeat(9)}
+              {lead.phone_end}
+            </bdi>
+            <span className="visually-hidden">{arReview.phoneEnding(lead.phone_end)}</span>
+          </dd>
+        </div>
+      </dl>
+      {lead.flags.length > 0 && (
+        <>
+          <h4 id={`${id}-reasons`}>{arReview.reasons}</h4>
+          <ul aria-labelledby={`${id}-reasons`}>
+            {lead.flags.map((flag) => (
+              <Flag key={flag.flag} flag={flag} />
+            ))}
+          </ul>
+        </>
+      )}
+    </>
+  );
+}
+
 type Saving =
   | { kind: 'idle' }
   | { kind: 'saving' }
@@ -247,37 +290,7 @@ function Lead({
   return (
     <li>
       <article className="review-lead" aria-labelledby={`${id}-heading`}>
-        <h3 id={`${id}-heading`}>
-          {arReview.lead(formatTime(lead.created_at), marketerName(lead.marketing_id, lead.name))}
-        </h3>
-        <dl className="review-facts">
-          <div>
-            <dt>{ar.fieldPackage}</dt>
-            <dd>
-              {lead.package_key === null ? ar.headingFreeTrial : packageLabel(lead.package_key)}
-            </dd>
-          </div>
-          <div>
-            <dt>{arReview.phone}</dt>
-            <dd>
-              <bdi dir="ltr" aria-hidden="true">
-                {'•'.repeat(9)}
-                {lead.phone_end}
-              </bdi>
-              <span className="visually-hidden">{arReview.phoneEnding(lead.phone_end)}</span>
-            </dd>
-          </div>
-        </dl>
-        {lead.flags.length > 0 && (
-          <>
-            <h4 id={`${id}-reasons`}>{arReview.reasons}</h4>
-            <ul aria-labelledby={`${id}-reasons`}>
-              {lead.flags.map((flag) => (
-                <Flag key={flag.flag} flag={flag} />
-              ))}
-            </ul>
-          </>
-        )}
+        <LeadFacts lead={lead} id={id} />
         {record.length > 0 && (
           <>
             <h4 id={`${id}-history`}>{arReview.history}</h4>

@@ -15,6 +15,8 @@ function title(route: Route, brand: string): string {
       return ar.titleMyLink(brand);
     case 'program':
       return ar.titleProgram(brand);
+    case 'programMarketer':
+      return ar.titleProgramMarketer(brand);
     case 'notFound':
       return ar.notFound;
   }

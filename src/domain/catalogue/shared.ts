@@ -11,6 +11,7 @@ export const ar = {
   titleGeneric: (brand: string) => `التسجيل | ${brand}`,
   titleMyLink: (brand: string) => `رابط التسجيل الخاص بي | ${brand}`,
   titleProgram: (brand: string) => `نتائج برنامج الإحالة | ${brand}`,
+  titleProgramMarketer: (brand: string) => `نتائج المسوق | ${brand}`,
   // The form's heading, and the free trial's label among the packages on the other screens.
   headingFreeTrial: 'التجربة المجانية',
   fieldPackage: 'الباقة',

@@ -1,4 +1,4 @@
-import { marketingIdPattern } from '../../domain/registration';
+import { marketingIdPattern } from '../../domain/links';
 import { defineCommand, parsePhone, visibleJson, type Terminal } from './command';
 import { exportRecord } from './export';
 import { createPeople } from '../people/people';

@@ -25,6 +25,31 @@ describe.skipIf(testDatabaseUrl === undefined)('openPostgres', () => {
     expect(database.poolState?.()).toMatchObject({ inUse: 0, idle: 2 });
   });
 
+  it('opens the counts’ connections without JIT nor parallel workers, in the URL’s search_path, from their first statement', async () => {
+    const test = await createTestDatabase('postgres');
+    // A setting sent by a query as a connection opens raced its first statement, and pg warned
+    // of a query sent while another ran.
+    const warnings: string[] = [];
+    const warned = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', warned);
+    const database = openPostgres(test.url, 1, () => {});
+    onTestFinished(async () => {
+      process.off('warning', warned);
+      await database.close();
+      await test.drop();
+    });
+    const setting = async (db: Kysely<Tables>, name: string) =>
+      (await sql<Record<string, string>>`show ${sql.raw(name)}`.execute(db)).rows[0]?.[name];
+    const schema = new URL(test.url).searchParams.get('options')!.split('=')[1]!;
+    for (const db of [database.reads, database.db]) {
+      expect(await setting(db, 'search_path')).toBe(schema);
+    }
+    expect(await setting(database.reads, 'jit')).toBe('off');
+    expect(await setting(database.reads, 'max_parallel_workers_per_gather')).toBe('0');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(warnings).toEqual([]);
+  });
+
   it('marks the day of a row written through another search_path, as the trigger’s own schema holds it', async () => {
     const test = await createTestDatabase('postgres');
     const database = openPostgres(test.url, 1, () => {});

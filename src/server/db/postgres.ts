@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import { DatabaseError, Pool, type PoolClient } from 'pg';
+import { CountsThread, type ThreadError } from './counts-thread';
 import type { Database, Tables } from './schema';
 
 // SQLSTATEs that mean "try again later", not "this request is wrong": connection exceptions
@@ -60,6 +61,35 @@ const readPoolSize = 3;
 const readStatementTimeoutMs = 30_000;
 const readConnectionWaitMs = 10_000;
 
+// PostgreSQL compiles a statement it expects to read many rows (the programme's count of a
+// period not kept yet, a million leads) before running it: measured, that made each of those
+// counts 1.5-2.5 s slower, past the 5 s time-out, and none of ours faster.
+const noJit = '-c jit=off';
+
+/**
+ * The URL with these settings added to any its `options` already give (a search_path, say):
+ * sent at connect, so that they hold from a connection's first statement. pg takes `options`
+ * from the URL over the pool's own, hence here.
+ */
+function withSettings(url: string, settings: string): string {
+  const withOptions = new URL(url);
+  const given = withOptions.searchParams.get('options');
+  withOptions.searchParams.set('options', given === null ? settings : `${given} ${settings}`);
+  return withOptions.href;
+}
+
+/**
+ * A thread's error as the driver raised it: a SQLSTATE as the server's DatabaseError, anything
+ * else (a refused socket, a time-out) as an error with its code and message, which
+ * isUnavailable tells apart as it does on the main thread.
+ */
+function threadError({ message, code }: ThreadError): Error {
+  if (code !== undefined && /^[0-9A-Z]{5}$/.test(code)) {
+    return Object.assign(new DatabaseError(message, 0, 'error'), { code });
+  }
+  return Object.assign(new Error(message), { code });
+}
+
 /** Everything specific to PostgreSQL lives here: the pool and its time limits. */
 export function openPostgres(
   url: string,
@@ -67,7 +97,7 @@ export function openPostgres(
   onConnectionLost: (error: Error) => void,
 ): Database {
   const pool = new Pool({
-    connectionString: url,
+    connectionString: withSettings(url, noJit),
     max: poolSize,
     application_name: 'tasjeel',
     // Bounded waits, so that an unreachable database answers a request with 503 in seconds
@@ -88,12 +118,6 @@ export function openPostgres(
   // (The pool passes an idle one's error on to its own 'error' too: heard once, here.)
   const listen = (client: PoolClient) => client.on('error', onConnectionLost);
   pool.on('error', () => {}).on('connect', listen);
-  // PostgreSQL compiles a statement it expects to read many rows (the programme's count of a
-  // period not kept yet, a million leads) before running it: measured, that made each of those
-  // counts 1.5-2.5 s slower, past the 5 s time-out, and none of ours faster. The `set` is queued
-  // before the connection's first statement; a PostgreSQL without JIT (before 11) refuses it,
-  // harmlessly.
-  pool.on('connect', (client) => void client.query('set jit = off').catch(() => {}));
 
   // The migrations get a connection of their own without the requests' time limits: a long
   // migration, or an instance waiting for another's to finish, must not be cut off at 5 s.
@@ -110,8 +134,9 @@ export function openPostgres(
   // takes one a sign-up waits for; no parallel workers, so that a count uses one of the
   // database's cores and leaves the others to the sign-ups; a longer statement time-out, as
   // a period not kept yet (after a deploy) is counted whole, and holds no lock a writer waits for.
+  const readsUrl = withSettings(url, `${noJit} -c max_parallel_workers_per_gather=0`);
   const readPool = new Pool({
-    connectionString: url,
+    connectionString: readsUrl,
     max: readPoolSize,
     application_name: 'tasjeel-counts',
     connectionTimeoutMillis: readConnectionWaitMs,
@@ -121,10 +146,12 @@ export function openPostgres(
     keepAlive: true,
   });
   readPool.on('error', () => {}).on('connect', listen);
-  readPool.on('connect', (client) => {
-    void client.query('set jit = off').catch(() => {});
-    void client.query('set max_parallel_workers_per_gather = 0').catch(() => {});
-  });
+  // The keeper's count of a finished day, on a connection of its own in a thread of its own.
+  const keeper = new CountsThread(
+    'postgres-count-thread',
+    { url: readsUrl, statementTimeoutMs: readStatementTimeoutMs },
+    threadError,
+  );
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: refusing(pool) }) });
   const reads = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: refusing(readPool) }) });
   const migrationsDb = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: migrations }) });
@@ -135,7 +162,7 @@ export function openPostgres(
     where: `PostgreSQL at ${new URL(url).host}${new URL(url).pathname}`,
     db,
     reads,
-    countDay: null,
+    countDay: (date, until) => keeper.countDay(date, until),
     migrations: migrationsDb,
     poolState: () => ({
       inUse: pool.totalCount - pool.idleCount,
@@ -148,11 +175,14 @@ export function openPostgres(
     // Kysely ends a pool only once it has used it; a pool it never used is ended here, so that
     // no query runs after close.
     close: () =>
-      (closed ??= Promise.all([db.destroy(), reads.destroy(), migrationsDb.destroy()]).then(
-        async () => {
-          if (!pool.ended) await pool.end();
-          if (!readPool.ended) await readPool.end();
-        },
-      )),
+      (closed ??= Promise.all([
+        db.destroy(),
+        reads.destroy(),
+        migrationsDb.destroy(),
+        keeper.close(),
+      ]).then(async () => {
+        if (!pool.ended) await pool.end();
+        if (!readPool.ended) await readPool.end();
+      })),
   };
 }

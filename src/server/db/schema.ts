@@ -265,9 +265,9 @@ export interface Database {
    */
   reads: Kysely<Tables>;
   /**
-   * On a SQLite file, the counts' thread's count of a finished day by every kept key
-   * (count-day.ts): the keeper's adding up, off the event loop. Null where the keeper counts on
-   * its own connection (PostgreSQL counts in the database, an in-memory SQLite has no thread).
+   * A counts' thread's count of a finished day by every kept key (count-day.ts): the keeper's
+   * adding up, off the event loop. Null where the keeper counts on its own connection (an
+   * in-memory SQLite has no thread).
    */
   countDay: ((date: string, until: string) => Promise<CountRollupsTable[][]>) | null;
   /** The migrations' own connection: no statement time-out cuts a long migration off. */

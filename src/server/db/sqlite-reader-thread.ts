@@ -2,6 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { countDay } from '../count-day';
+import { answer, type ThreadRequest } from './counts-thread';
 import type { CountRollupsTable, Tables } from './schema';
 
 // The counts' thread (sqlite-reader.ts): its own read-only connection to the database file,
@@ -9,14 +10,6 @@ import type { CountRollupsTable, Tables } from './schema';
 // reads: a writer here would hold SQLite's one write lock, and the main thread's busy wait for
 // it would block that loop again. It runs the main thread's statements one at a time, and
 // counts a finished day for the keeper (count-day.ts) between them.
-
-export type ReadRequest =
-  | { id: number; sql: string; parameters: readonly unknown[] }
-  | { id: number; countDay: { date: string; until: string } };
-
-export type ReadAnswer =
-  | { id: number; rows: unknown[] }
-  | { id: number; error: { message: string; code: string | undefined } };
 
 const { file } = workerData as { file: string };
 const connection = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
@@ -43,22 +36,12 @@ async function count(date: string, until: string): Promise<CountRollupsTable[][]
   return db.transaction().execute((trx) => countDay(trx, date, until));
 }
 
-const answer = (id: number, result: () => Promise<unknown[]>) =>
-  result().then(
-    (rows) => parentPort!.postMessage({ id, rows } satisfies ReadAnswer),
-    (error: { message: string; code?: string }) =>
-      parentPort!.postMessage({
-        id,
-        error: { message: error.message, code: error.code },
-      } satisfies ReadAnswer),
-  );
-
 // A day waits while the main thread has a transaction open here: counted inside it, it would
 // read that transaction's older snapshot. Requests are taken one at a time, in order.
 const waiting: { id: number; date: string; until: string }[] = [];
 let queue = Promise.resolve();
 
-parentPort!.on('message', (request: ReadRequest) => {
+parentPort!.on('message', (request: ThreadRequest) => {
   queue = queue.then(async () => {
     if ('countDay' in request) waiting.push({ id: request.id, ...request.countDay });
     else await answer(request.id, async () => run(request.sql, request.parameters));

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import {
   leadFlags,
   type LeadFlag,
@@ -7,9 +7,11 @@ import {
   type ReviewLead,
   type ReviewList,
 } from '../../domain/lead-review';
+import type { MarketerLeads } from '../../domain/program-marketer';
 import { guarded } from '../db/database';
 import { writeTransaction } from '../db/dialect';
-import type { Database } from '../db/schema';
+import type { Database, RegistrationsTable, Tables } from '../db/schema';
+import { notCredited } from '../counts';
 import { directoryOf } from '../people/people';
 import { deletionLock } from '../registrations/personal-data';
 import { queueEvents } from '../webhooks/outbox';
@@ -62,43 +64,141 @@ export interface LeadReviews {
   list(query: ReviewQuery): Promise<ReviewList | 'not_found'>;
 }
 
-export function createLeadReviews(database: Database): LeadReviews {
-  const { db } = database;
-  // What the review list shows of a lead (its phone only to take the last digits).
-  const leadColumns = [
-    'lead.id',
-    'lead.created_at',
-    'lead.marketing_id',
-    'lead.package_key',
-    'lead.phone',
-  ] as const;
-  // A flagged lead with no decision (of the marketer, with the flag, when asked), its lead's
-  // row named `lead`.
-  const awaitingLeads = ({ marketingId, flag }: ReviewQuery) =>
+// What the review list shows of a lead (its phone only to take the last digits).
+const leadColumns = [
+  'lead.id',
+  'lead.created_at',
+  'lead.marketing_id',
+  'lead.package_key',
+  'lead.phone',
+] as const;
+type ListedLead = Pick<
+  RegistrationsTable,
+  'id' | 'created_at' | 'marketing_id' | 'package_key' | 'phone'
+>;
+
+/**
+ * A flagged lead with no decision (of the marketer, with the flag, when asked), its lead's row
+ * named `lead`.
+ */
+const awaitingLeads = (
+  db: Kysely<Tables>,
+  { marketingId, flag }: Omit<ReviewQuery, 'awaiting' | 'decided'>,
+) =>
+  db
+    .selectFrom('registrations as lead')
+    .where('lead.repeat_of', 'is', null)
+    .$if(marketingId !== undefined, (query) => query.where('lead.marketing_id', '=', marketingId!))
+    .where(
+      'lead.id',
+      'in',
+      db
+        .selectFrom('lead_flags')
+        .select('registration_id')
+        .$if(flag !== undefined, (query) => query.where('flag', '=', flag!)),
+    )
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('lead_reviews as decision')
+            .select(sql<number>`1`.as('one'))
+            .whereRef('decision.registration_id', '=', 'lead.id'),
+        ),
+      ),
+    );
+
+/** Leads as the review list shows them: each flag in words, the marketers by name. */
+async function shownLeads(db: Kysely<Tables>, leads: readonly ListedLead[]): Promise<ReviewLead[]> {
+  if (leads.length === 0) return [];
+  const flags = await db
+    .selectFrom('lead_flags as flag')
+    .leftJoin('registrations as other', 'other.id', 'flag.other_id')
+    .select([
+      'flag.registration_id',
+      'flag.flag',
+      'other.id as other_found',
+      'other.marketing_id as other_marketing_id',
+    ])
+    .where(
+      'flag.registration_id',
+      'in',
+      leads.map((lead) => lead.id),
+    )
+    .execute();
+  // The marketers' names as the directory has them now (docs/program.md).
+  const directory = await directoryOf(
+    db,
+    [...leads, ...flags.map((flag) => ({ marketing_id: flag.other_marketing_id }))].flatMap(
+      (lead) => lead.marketing_id ?? [],
+    ),
+  );
+  const nameOf = (id: string | null) => (id === null ? null : (directory.get(id)?.name ?? null));
+  return leads.map((lead) => ({
+    id: lead.id,
+    created_at: lead.created_at,
+    marketing_id: lead.marketing_id,
+    name: nameOf(lead.marketing_id),
+    package_key: lead.package_key,
+    phone_end: lead.phone.slice(-3),
+    flags: flags
+      .filter((flag) => flag.registration_id === lead.id)
+      .sort((a, b) => leadFlags.indexOf(a.flag) - leadFlags.indexOf(b.flag))
+      .map((flag) => ({
+        flag: flag.flag,
+        other:
+          flag.other_found === null
+            ? null
+            : { marketing_id: flag.other_marketing_id, name: nameOf(flag.other_marketing_id) },
+      })),
+  }));
+}
+
+/**
+ * One marketer's leads for their page (docs/program.md), read on `db` (the counts'
+ * transaction, with their numbers): those awaiting a decision, whatever the period, the oldest
+ * first, and those of the period (`since` to before the day `until`) whose latest decision is
+ * "not credited", the latest first; up to `shown` of each, with how many there are.
+ */
+export async function marketerLeads(
+  db: Kysely<Tables>,
+  marketingId: string,
+  { since, until }: { since: string; until: string },
+  shown: number,
+): Promise<{ awaiting_review: MarketerLeads; not_credited: MarketerLeads }> {
+  const notCreditedLeads = () =>
     db
       .selectFrom('registrations as lead')
       .where('lead.repeat_of', 'is', null)
-      .$if(marketingId !== undefined, (query) =>
-        query.where('lead.marketing_id', '=', marketingId!),
-      )
-      .where(
-        'lead.id',
-        'in',
-        db
-          .selectFrom('lead_flags')
-          .select('registration_id')
-          .$if(flag !== undefined, (query) => query.where('flag', '=', flag!)),
-      )
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('lead_reviews as decision')
-              .select(sql<number>`1`.as('one'))
-              .whereRef('decision.registration_id', '=', 'lead.id'),
-          ),
-        ),
-      );
+      .where('lead.marketing_id', '=', marketingId)
+      .where('lead.created_at', '>=', since)
+      .where('lead.created_at', '<', until)
+      .where('lead.id', 'in', notCredited(db));
+  const count = (query: ReturnType<typeof notCreditedLeads>) =>
+    query.select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow();
+  // One after the other: `db` is a transaction, one connection.
+  const awaitingCount = await count(awaitingLeads(db, { marketingId }));
+  const awaiting = await awaitingLeads(db, { marketingId })
+    .select(leadColumns)
+    .orderBy('lead.created_at')
+    .orderBy('lead.id')
+    .limit(shown)
+    .execute();
+  const notCreditedCount = await count(notCreditedLeads());
+  const refused = await notCreditedLeads()
+    .select(leadColumns)
+    .orderBy('lead.created_at', 'desc')
+    .orderBy('lead.id', 'desc')
+    .limit(shown)
+    .execute();
+  const leads = await shownLeads(db, [...awaiting, ...refused]);
+  return {
+    awaiting_review: { count: Number(awaitingCount.count), leads: leads.slice(0, awaiting.length) },
+    not_credited: { count: Number(notCreditedCount.count), leads: leads.slice(awaiting.length) },
+  };
+}
 
+export function createLeadReviews(database: Database): LeadReviews {
+  const { db } = database;
   const decideAll: LeadReviews['decideAll'] = (ids, { credited, note }, by, now) =>
     guarded(database, () =>
       // The deletion's lock: a decision is never written for a lead being deleted.
@@ -160,10 +260,10 @@ export function createLeadReviews(database: Database): LeadReviews {
               : undefined;
         if (query.after !== undefined && after === undefined) return 'not_found';
         const [total, awaiting, latest] = await Promise.all([
-          awaitingLeads(query)
+          awaitingLeads(db, query)
             .select((eb) => eb.fn.countAll<number | string>().as('count'))
             .executeTakeFirstOrThrow(),
-          awaitingLeads(query)
+          awaitingLeads(db, query)
             .select(leadColumns)
             .$if(after !== undefined, (page) =>
               page.where((eb) =>
@@ -192,18 +292,7 @@ export function createLeadReviews(database: Database): LeadReviews {
         const decidedIds = latest.map((row) => row.registration_id);
         const ids = [...awaiting.map((lead) => lead.id), ...decidedIds];
         if (ids.length === 0) return { count: Number(total.count), leads: [], decided: [] };
-        const [flags, decidedLeads, reviews] = await Promise.all([
-          db
-            .selectFrom('lead_flags as flag')
-            .leftJoin('registrations as other', 'other.id', 'flag.other_id')
-            .select([
-              'flag.registration_id',
-              'flag.flag',
-              'other.id as other_found',
-              'other.marketing_id as other_marketing_id',
-            ])
-            .where('flag.registration_id', 'in', ids)
-            .execute(),
+        const [decidedLeads, reviews] = await Promise.all([
           decidedIds.length === 0
             ? []
             : db
@@ -222,49 +311,18 @@ export function createLeadReviews(database: Database): LeadReviews {
                 .orderBy('id', 'desc')
                 .execute(),
         ]);
-        // The marketers' names as the directory has them now (docs/program.md).
-        const directory = await directoryOf(
-          db,
-          [
-            ...awaiting,
-            ...decidedLeads,
-            ...flags.map((flag) => ({ marketing_id: flag.other_marketing_id })),
-          ].flatMap((lead) => lead.marketing_id ?? []),
-        );
-        const nameOf = (id: string | null) =>
-          id === null ? null : (directory.get(id)?.name ?? null);
-        const shown = (lead: (typeof awaiting)[number]): ReviewLead => ({
-          id: lead.id,
-          created_at: lead.created_at,
-          marketing_id: lead.marketing_id,
-          name: nameOf(lead.marketing_id),
-          package_key: lead.package_key,
-          phone_end: lead.phone.slice(-3),
-          flags: flags
-            .filter((flag) => flag.registration_id === lead.id)
-            .sort((a, b) => leadFlags.indexOf(a.flag) - leadFlags.indexOf(b.flag))
-            .map((flag) => ({
-              flag: flag.flag,
-              other:
-                flag.other_found === null
-                  ? null
-                  : {
-                      marketing_id: flag.other_marketing_id,
-                      name: nameOf(flag.other_marketing_id),
-                    },
-            })),
-        });
-        const byId = new Map(decidedLeads.map((lead) => [lead.id, lead]));
+        const shown = await shownLeads(db, [...awaiting, ...decidedLeads]);
+        const byId = new Map(shown.slice(awaiting.length).map((lead) => [lead.id, lead]));
         return {
           count: Number(total.count),
-          leads: awaiting.map(shown),
+          leads: shown.slice(0, awaiting.length),
           decided: decidedIds.flatMap((id) => {
             const lead = byId.get(id);
             // Deleted between the two reads: its decisions went with it.
             if (lead === undefined) return [];
             return [
               {
-                ...shown(lead),
+                ...lead,
                 reviews: reviews
                   .filter((review) => review.registration_id === id)
                   .map(({ credited, reviewed_by, reviewed_at, note }) => ({

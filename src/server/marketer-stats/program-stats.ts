@@ -12,7 +12,7 @@ import type { CountPeriods } from '../count-rollups';
 import { compareIds, countColumns, type Count, type Counts } from '../counts';
 import { directoryOf, type Listed } from '../people/people';
 
-const numbers = (row: Counts): ProgramNumbers => ({
+export const numbers = (row: Counts): ProgramNumbers => ({
   visits: row.visits,
   unique_visitors: row.unique_visitors,
   leads: row.leads,
@@ -44,7 +44,7 @@ function sumOf(rows: readonly Counts[]): Counts {
 }
 
 /** A period's totals: its rows (by any one key) added up, with the leads' outcomes. */
-function totalsOf(rows: readonly Counts[]): ProgramTotals {
+export function totalsOf(rows: readonly Counts[]): ProgramTotals {
   const totals = sumOf(rows);
   return {
     ...numbers(totals),
@@ -55,7 +55,7 @@ function totalsOf(rows: readonly Counts[]): ProgramTotals {
 }
 
 /** A marketer's team, as the directory has it: none for a leader of their own (or unknown). */
-function teamOf(id: string | null, directory: Map<string, Listed>): string | null {
+export function teamOf(id: string | null, directory: Map<string, Listed>): string | null {
   const leader = id === null ? null : (directory.get(id)?.team_leader_id ?? null);
   return leader === id ? null : leader;
 }
@@ -121,23 +121,13 @@ export async function buildProgramStats(
     },
   );
   const marketers = ranked(byMarketer.filter(listed), (row) => row.marketing_id);
-  const counted = new Map(byDay.map((row) => [row.day, row]));
   return {
     days,
     from,
     to,
     totals: totalsOf(byDay),
     previous: { ...previous, totals: totalsOf(before) },
-    by_day: Array.from({ length: days }, (_, day) => {
-      const date = addDays(from, day);
-      const row = counted.get(date);
-      return {
-        date,
-        visits: row?.visits ?? 0,
-        leads: row?.leads ?? 0,
-        clients: row?.clients ?? 0,
-      };
-    }),
+    by_day: everyDay(from, days, byDay),
     marketers: marketers.map((row) => ({
       marketing_id: row.marketing_id,
       name: row.marketing_id === null ? null : (directory.get(row.marketing_id)?.name ?? null),
@@ -145,20 +135,46 @@ export async function buildProgramStats(
       ...numbers(row),
     })),
     teams: teamsOf(marketers, directory),
-    campaigns: ranked(campaigns, (row) => JSON.stringify([row.utm_source, row.utm_campaign])).map(
-      (row: Count<'utm_source' | 'utm_campaign'>) => {
-        const other = row.utm_source === otherCampaign;
-        return {
-          utm_source: other ? null : row.utm_source,
-          utm_campaign: other ? null : row.utm_campaign,
-          other,
-          ...numbers(row),
-        };
-      },
-    ),
-    packages: ranked(packages, (row) => row.package_key).map((row) => ({
-      package_key: row.package_key,
-      ...numbers(row),
-    })),
+    campaigns: campaignRows(campaigns),
+    packages: packageRows(packages),
   };
+}
+
+/** Every day of a period from its count by day, oldest first, zeros included. */
+export function everyDay(
+  from: string,
+  days: number,
+  byDay: readonly Count<'day'>[],
+): ProgramStats['by_day'] {
+  const counted = new Map(byDay.map((row) => [row.day, row]));
+  return Array.from({ length: days }, (_, day) => {
+    const date = addDays(from, day);
+    const row = counted.get(date);
+    return { date, visits: row?.visits ?? 0, leads: row?.leads ?? 0, clients: row?.clients ?? 0 };
+  });
+}
+
+/** The campaigns ranked, those past a link's limit as one. */
+export function campaignRows(
+  campaigns: Count<'utm_source' | 'utm_campaign'>[],
+): ProgramStats['campaigns'] {
+  return ranked(campaigns, (row) => JSON.stringify([row.utm_source, row.utm_campaign])).map(
+    (row) => {
+      const other = row.utm_source === otherCampaign;
+      return {
+        utm_source: other ? null : row.utm_source,
+        utm_campaign: other ? null : row.utm_campaign,
+        other,
+        ...numbers(row),
+      };
+    },
+  );
+}
+
+/** The packages ranked, null the free trial. */
+export function packageRows(packages: Count<'package_key'>[]): ProgramStats['packages'] {
+  return ranked(packages, (row) => row.package_key).map((row) => ({
+    package_key: row.package_key,
+    ...numbers(row),
+  }));
 }

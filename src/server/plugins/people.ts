@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { core } from 'zod/mini';
 import { peoplePerPut, peopleSchema, personSchema } from '../../domain/people';
-import { marketingIdPattern } from '../../domain/registration';
+import { marketingIdPattern } from '../../domain/links';
 import { requireApiKey } from '../api-keys';
 import type { People } from '../people/people';
 

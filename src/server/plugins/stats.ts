@@ -12,7 +12,7 @@ import {
   reviewNoteLength,
   reviewPageLength,
 } from '../../domain/lead-review';
-import { marketingIdPattern } from '../../domain/registration';
+import { marketingIdPattern } from '../../domain/links';
 import { periodDays, programStatsPath, rangeRefusal } from '../../domain/program-stats';
 import { storable } from '../../domain/registration';
 import type { Database } from '../db/schema';
@@ -30,6 +30,7 @@ import {
 import { buildMarketerStats, buildTeam, firstDay } from '../marketer-stats/marketer-stats';
 import { createCountPeriods, type CountKeeper } from '../count-rollups';
 import { buildProgramStats } from '../marketer-stats/program-stats';
+import { buildProgramMarketer } from '../marketer-stats/program-marketer';
 
 type User = Extract<TokenCheck, { kind: 'user' }>;
 
@@ -83,6 +84,7 @@ const reviewQuery = z
 // What each route's refusals say (the app's are the sign-up's): what was refused, in Arabic, and
 // its name in the log.
 const decisionPath = '/api/program/leads/:id/review';
+const programMarketerRoute = '/api/program/marketers/:marketing_id/stats';
 const refusals: Record<string, RefusalTexts> = {
   [marketerStatsPath]: {
     subject: "marketer's numbers",
@@ -91,6 +93,11 @@ const refusals: Record<string, RefusalTexts> = {
   },
   [programStatsPath]: {
     subject: "programme's numbers",
+    invalid: arStats.errorPeriod,
+    failed: arProgram.errorStats,
+  },
+  [programMarketerRoute]: {
+    subject: "marketer's page",
     invalid: arStats.errorPeriod,
     failed: arProgram.errorStats,
   },
@@ -243,23 +250,44 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
     },
   );
 
+  /** The period of a programme's query, or the 400 that refuses it, said in the log. */
+  function periodOf(request: FastifyRequest, { days, from, to }: z.output<typeof programQuery>) {
+    const date = now().toISOString().slice(0, 10);
+    if (from === undefined && to === undefined) {
+      return { period: periodDays({ days: days ?? 30 }, date) };
+    }
+    const refusal = days === undefined ? rangeRefusal(from ?? '', to ?? '', date) : 'both';
+    if (refusal === undefined) return { period: { from: from!, to: to! } };
+    request.log.info({ refusal }, "programme's numbers refused: the range");
+    return { error: refusal === 'both' ? arStats.errorPeriod : arProgram.errorRange[refusal] };
+  }
+
   app.get(
     programStatsPath.slice('/api'.length),
     { ...forRoles(config.programRoles, 'program'), schema: { querystring: programQuery } },
     async (request, reply) => {
-      const { days, from, to } = request.query;
-      const today = now();
-      const date = today.toISOString().slice(0, 10);
-      if (from === undefined && to === undefined) {
-        return buildProgramStats(periods, periodDays({ days: days ?? 30 }, date), today);
+      const asked = periodOf(request, request.query);
+      if (asked.period === undefined) return reply.code(400).send({ error: asked.error });
+      return buildProgramStats(periods, asked.period, now());
+    },
+  );
+
+  // One marketer's page: the same period and limit as the programme's (one page's numbers).
+  app.get(
+    programMarketerRoute.slice('/api'.length),
+    {
+      ...forRoles(config.programRoles, 'program'),
+      schema: { params: z.object({ marketing_id: z.string() }), querystring: programQuery },
+    },
+    async (request, reply) => {
+      const { marketing_id: marketingId } = request.params;
+      // No link can carry another id: there is nothing to count of it.
+      if (!marketingIdPattern.test(marketingId)) {
+        return reply.code(400).send({ error: ar.errorBadRequest });
       }
-      const refusal = days === undefined ? rangeRefusal(from ?? '', to ?? '', date) : 'both';
-      if (refusal !== undefined) {
-        request.log.info({ refusal }, "programme's numbers refused: the range");
-        const error = refusal === 'both' ? arStats.errorPeriod : arProgram.errorRange[refusal];
-        return reply.code(400).send({ error });
-      }
-      return buildProgramStats(periods, { from: from!, to: to! }, today);
+      const asked = periodOf(request, request.query);
+      if (asked.period === undefined) return reply.code(400).send({ error: asked.error });
+      return buildProgramMarketer(periods, marketingId, asked.period, now());
     },
   );
 

@@ -2,7 +2,8 @@ import { createHmac } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { normalizeIP } from '@fastify/rate-limit';
 import { isPackageKey, packageKeyPattern } from '../../domain/packages';
-import { marketingIdPattern, type Utm } from '../../domain/registration';
+import { marketingIdPattern } from '../../domain/links';
+import type { Utm } from '../../domain/registration';
 import type { Visit, VisitRepository } from './visit-repository';
 import type { VisitSalts } from './visit-salts';
 
