@@ -6,7 +6,6 @@ import { arProgramMarketer } from '../domain/catalogue/program-marketer';
 import { ar } from '../domain/catalogue/shared';
 import { leadStatuses } from '../domain/lead-status';
 import { basePath, programPath } from '../domain/links';
-import { packageLabel } from '../domain/packages';
 import {
   programMarketerStatsPath,
   type MarketerLeads,
@@ -20,7 +19,7 @@ import { platformTokenKey } from './platform-token';
 import { firstPeriod, utcToday } from './program-period';
 import { ProgramPeriodControls } from './program-period-controls';
 import { ProgramTotalsList } from './program-totals';
-import { RankedTable } from './ranked-table';
+import { CampaignsTable, PackagesTable } from './ranked-table';
 import { LeadFacts } from './review-list';
 import { anyMoreLeads, formatFullDate, formatNumber } from './stats-format';
 import { Total } from './stats-total';
@@ -154,36 +153,8 @@ function Report({ stats }: { stats: ProgramMarketerStats }) {
           ))}
         </dl>
       </section>
-      <RankedTable
-        id="packages"
-        caption={arStats.statsByPackage}
-        labels={[
-          {
-            heading: ar.fieldPackage,
-            text: (row) => row.package_key ?? '',
-            cell: (row) =>
-              row.package_key === null ? ar.headingFreeTrial : packageLabel(row.package_key),
-          },
-        ]}
-        rows={stats.packages}
-      />
-      <RankedTable
-        id="campaigns"
-        caption={arProgram.byCampaign}
-        labels={[
-          {
-            heading: arProgram.source,
-            text: (row) => row.utm_source ?? '',
-            cell: (row) => (row.other ? arProgram.other : (row.utm_source ?? arProgram.none)),
-          },
-          {
-            heading: arProgram.campaign,
-            text: (row) => row.utm_campaign ?? '',
-            cell: (row) => (row.other ? arProgram.other : (row.utm_campaign ?? arProgram.none)),
-          },
-        ]}
-        rows={stats.campaigns}
-      />
+      <PackagesTable rows={stats.packages} />
+      <CampaignsTable rows={stats.campaigns} />
       <Leads
         id="awaiting"
         heading={arProgramMarketer.awaiting(stats.awaiting_review.count)}

@@ -4,7 +4,6 @@ import { arProgram } from '../domain/catalogue/program';
 import { ar } from '../domain/catalogue/shared';
 import { matchesSearch, searchForm } from '../domain/arabic-search';
 import { programMarketerPage } from '../domain/links';
-import { packageLabel } from '../domain/packages';
 import {
   periodQuery,
   programStatsPath,
@@ -23,7 +22,7 @@ import { ProgramPeriodControls } from './program-period-controls';
 import { ReviewList } from './review-list';
 import { ProgramTotalsList } from './program-totals';
 import { cell, numberColumns } from './program-columns';
-import { RankedTable } from './ranked-table';
+import { CampaignsTable, PackagesTable, RankedTable } from './ranked-table';
 import { ScrollingTable } from './scrolling-table';
 import { anyMoreLeads, formatFullDate } from './stats-format';
 
@@ -138,36 +137,8 @@ function Report({ stats, period }: { stats: ProgramStats; period: ProgramPeriod 
       <DailyChart days={stats.by_day} />
       <Marketers marketers={stats.marketers} period={period} />
       <Teams stats={stats} period={period} />
-      <RankedTable
-        id="campaigns"
-        caption={arProgram.byCampaign}
-        labels={[
-          {
-            heading: arProgram.source,
-            text: (row) => row.utm_source ?? '',
-            cell: (row) => (row.other ? arProgram.other : (row.utm_source ?? arProgram.none)),
-          },
-          {
-            heading: arProgram.campaign,
-            text: (row) => row.utm_campaign ?? '',
-            cell: (row) => (row.other ? arProgram.other : (row.utm_campaign ?? arProgram.none)),
-          },
-        ]}
-        rows={stats.campaigns}
-      />
-      <RankedTable
-        id="packages"
-        caption={arStats.statsByPackage}
-        labels={[
-          {
-            heading: ar.fieldPackage,
-            text: (row) => row.package_key ?? '',
-            cell: (row) =>
-              row.package_key === null ? ar.headingFreeTrial : packageLabel(row.package_key),
-          },
-        ]}
-        rows={stats.packages}
-      />
+      <CampaignsTable rows={stats.campaigns} />
+      <PackagesTable rows={stats.packages} />
     </>
   );
 }

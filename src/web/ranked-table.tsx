@@ -1,6 +1,9 @@
 import { Fragment, useRef, useState, type ReactNode } from 'react';
+import { arStats } from '../domain/catalogue/marketer-stats';
 import { arProgram } from '../domain/catalogue/program';
+import { ar } from '../domain/catalogue/shared';
 import { conversion } from '../domain/conversion';
+import { packageLabel } from '../domain/packages';
 import type { ProgramNumbers } from '../domain/program-stats';
 import { cell, numberColumns } from './program-columns';
 import { ScrollingTable } from './scrolling-table';
@@ -142,5 +145,57 @@ export function RankedTable<Row extends ProgramNumbers>({
         </button>
       )}
     </>
+  );
+}
+
+/** The campaigns ranked, by source and campaign: "other" where folded, "none" where unnamed. */
+export function CampaignsTable<
+  Row extends ProgramNumbers & {
+    utm_source: string | null;
+    utm_campaign: string | null;
+    other: boolean;
+  },
+>({ rows }: { rows: Row[] }) {
+  return (
+    <RankedTable
+      id="campaigns"
+      caption={arProgram.byCampaign}
+      labels={[
+        {
+          heading: arProgram.source,
+          text: (row) => row.utm_source ?? '',
+          cell: (row) => (row.other ? arProgram.other : (row.utm_source ?? arProgram.none)),
+        },
+        {
+          heading: arProgram.campaign,
+          text: (row) => row.utm_campaign ?? '',
+          cell: (row) => (row.other ? arProgram.other : (row.utm_campaign ?? arProgram.none)),
+        },
+      ]}
+      rows={rows}
+    />
+  );
+}
+
+/** The packages ranked, by name, the free trial for none. */
+export function PackagesTable<Row extends ProgramNumbers & { package_key: string | null }>({
+  rows,
+}: {
+  rows: Row[];
+}) {
+  return (
+    <RankedTable
+      id="packages"
+      caption={arStats.statsByPackage}
+      labels={[
+        {
+          heading: ar.fieldPackage,
+          text: (row) => row.package_key ?? '',
+          cell: (row) =>
+            row.package_key === null ? ar.headingFreeTrial : packageLabel(row.package_key),
+        },
+      ]}
+      rows={rows}
+    />
   );
 }
