@@ -284,16 +284,27 @@ function keptRows(now: Date, period: number): number {
 }
 
 /**
- * Whether the finished days and weeks of the last `period` days are all kept (rows of
- * count_rollup_days kept, not marked as being counted); the keeper keeps further back too, the
- * empty days at once.
+ * Whether the finished days and weeks of the last `period` days are all kept as they are now
+ * (rows of count_rollup_days kept, not marked as being counted, as of their days' changes: the
+ * empty days kept at the server's start are not kept once the seed has written to them); the
+ * keeper keeps further back too.
  */
 async function periodKept(databaseUrl: string, period: number): Promise<boolean> {
   const now = new Date();
   const since = new Date(now.getTime() - (period - 1) * 86_400_000).toISOString().slice(0, 10);
-  const query = `select count(*) as days from count_rollup_days where version <> '' and day >= '${since}'`;
+  const sqlite = databaseUrl.startsWith('sqlite:');
+  const weekEnd = sqlite
+    ? "date(mark.day, '+7 days')"
+    : "to_char(mark.day::date + 7, 'YYYY-MM-DD')";
+  const query = `select count(*) as days from count_rollup_days mark
+    where mark.version <> '' and mark.day >= '${since}'
+      and mark.changes = coalesce((
+        select sum(changes) from count_day_changes change
+        where change.day >= mark.day
+          and change.day < case when mark.by like '% weekly' then ${weekEnd} else mark.day || 'z' end
+      ), 0)`;
   let kept: number;
-  if (databaseUrl.startsWith('sqlite:')) {
+  if (sqlite) {
     const db = new BetterSqlite3(databaseUrl.slice('sqlite:'.length), { readonly: true });
     try {
       kept = (db.prepare(query).get() as { days: number }).days;
