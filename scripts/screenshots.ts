@@ -14,6 +14,7 @@ import { arForm } from '../src/domain/catalogue/form';
 import { arLinkPage } from '../src/domain/catalogue/link-page';
 import { arStats } from '../src/domain/catalogue/marketer-stats';
 import { arProgram, arReview } from '../src/domain/catalogue/program';
+import { arProgramMarketer } from '../src/domain/catalogue/program-marketer';
 import { ar } from '../src/domain/catalogue/shared';
 import type { ProgramStats } from '../src/domain/program-stats';
 import { buildPayload } from '../src/domain/registration';
@@ -94,6 +95,13 @@ const states: Record<string, (page: Page) => Promise<void>> = {
     await open(page, '/register/program');
     await page.getByRole('table', { name: arProgram.byMarketer }).waitFor();
     await page.getByRole('heading', { name: arReview.decidedHeading }).waitFor();
+  },
+  'program-marketer': async (page) => {
+    const token = await marketerToken('manager-1', 'admin');
+    await page.addInitScript((stored) => localStorage.setItem('token', stored), token);
+    await open(page, '/register/program/marketers/1042');
+    await page.getByRole('table', { name: arStats.statsByPackage }).waitFor();
+    await page.getByRole('heading', { name: arProgramMarketer.outcomes }).waitFor();
   },
   'not-authorised': async (page) => {
     await open(page, linkPath);
