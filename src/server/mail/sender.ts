@@ -124,7 +124,10 @@ export function startMailSender({
       // A login the relay refuses (535) is this server's to fix, not the e-mail's: retried.
       if (delayMs === undefined || (error.permanent === true && error.code !== 'EAUTH')) {
         onAttempt('failed');
-        log.warn({ ...about, ...codes }, 'e-mail: the relay refused it, or it ran out of retries; failed');
+        log.warn(
+          { ...about, ...codes },
+          'e-mail: the relay refused it, or it ran out of retries; failed',
+        );
         return await outbox.settle(mail.id, {
           status: 'failed',
           attempts,

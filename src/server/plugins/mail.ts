@@ -27,7 +27,10 @@ export const mailPlugin = fp<MailPluginOptions>(
     }
     // Never the URL itself: it may hold the relay's password.
     const relay = new URL(config.url);
-    app.log.info({ relay: `${relay.protocol}//${relay.host}` }, 'e-mail: sending through the relay');
+    app.log.info(
+      { relay: `${relay.protocol}//${relay.host}` },
+      'e-mail: sending through the relay',
+    );
     const sender = startMailSender({
       ...options,
       config,
