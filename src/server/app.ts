@@ -16,6 +16,7 @@ import {
 import { createCountKeeper } from './count-rollups';
 import { countKeepingPlugin } from './plugins/count-keeping';
 import { leadsPlugin } from './plugins/leads';
+import { mailPlugin } from './plugins/mail';
 import { loadSheddingPlugin } from './plugins/load-shedding';
 import { peoplePlugin } from './plugins/people';
 import { statsPlugin } from './plugins/stats';
@@ -49,6 +50,8 @@ export interface BuildOptions extends Pick<
   pages?: PageSource;
   /** How often the outbox is polled and how many deliveries at once (tests and benchmarks). */
   webhookDelivery?: { pollMs?: number; maxInFlight?: number };
+  /** How often the e-mails' outbox is polled (tests). */
+  mailSending?: { pollMs?: number };
 }
 
 // Defence in depth: nothing logs bodies, but if one ever does, these never reach a log line.
@@ -73,6 +76,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     maxEventLoopDelay = 0,
     pages: given,
     webhookDelivery = {},
+    mailSending = {},
     ...timeouts
   } = options;
   // Read first: the CSP names the template's inline script, and a missing build stops the
@@ -130,6 +134,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     outbox: services.outbox,
     metrics,
     ...webhookDelivery,
+  });
+  await app.register(mailPlugin, {
+    config: config.mail,
+    now,
+    outbox: services.mailOutbox,
+    metrics,
+    ...mailSending,
   });
   await app.register(errorHandlingPlugin, { isDatabaseUnavailable: database.isUnavailable });
   await app.register(securityHeadersPlugin, {

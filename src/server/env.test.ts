@@ -127,6 +127,13 @@ describe('loadConfig', () => {
     ['WEBHOOK_SECRET', `whsec_${Buffer.alloc(8).toString('base64')}`],
     ['WEBHOOK_TIMEOUT_MS', '0'],
     ['WEBHOOK_RETRY_DELAYS', '5s,soon'],
+    ['WEBHOOK_RETRY_DELAYS', '30s*0'],
+    ['SMTP_URL', 'http://relay.example'],
+    ['SMTP_URL', 'relay.example:587'],
+    ['SMTP_URL', 'smtp://'],
+    ['MAIL_FROM', 'no-reply'],
+    ['MAIL_FROM', 'a@example.com, b@example.com'],
+    ['MAIL_RETRY_DELAYS', '15s,later'],
     ['MARKETER_AUTH_JWKS_URL', 'file:///etc/jwks.json'],
     ['MARKETER_AUTH_JWKS_URL', 'http://platform.example/.well-known/jwks.json'],
     ['MARKETER_AUTH_JWKS_URL', 'http://203.0.113.7/jwks.json'],
@@ -168,6 +175,51 @@ describe('loadConfig', () => {
         WEBHOOK_RETRY_DELAYS: '250ms, 2s,1m',
       }).webhooks?.retryDelaysMs,
     ).toEqual([250, 2_000, 60_000]);
+  });
+
+  it('reads the e-mail relay, retrying every 30 s at most for the first ten minutes by default', () => {
+    expect(loadConfig({}).mail).toBeUndefined();
+    const mail = loadConfig({
+      SMTP_URL: 'smtps://tasjeel:secret@smtp.example:465',
+      MAIL_FROM: '"تسجيل" <no-reply@tasjeel.example>',
+    }).mail;
+    expect(mail).toMatchObject({
+      url: 'smtps://tasjeel:secret@smtp.example:465',
+      from: '"تسجيل" <no-reply@tasjeel.example>',
+    });
+    let elapsedMs = 0;
+    for (const delayMs of mail!.retryDelaysMs) {
+      if (elapsedMs < 10 * 60_000) expect(delayMs).toBeLessThanOrEqual(30_000);
+      elapsedMs += delayMs;
+    }
+    expect(elapsedMs).toBeGreaterThan(24 * 3_600_000);
+    expect(
+      loadConfig({
+        SMTP_URL: 'smtp://smtp.example:587',
+        MAIL_FROM: 'no-reply@tasjeel.example',
+        MAIL_RETRY_DELAYS: '100ms*3, 1m',
+      }).mail?.retryDelaysMs,
+    ).toEqual([100, 100, 100, 60_000]);
+  });
+
+  it('refuses SMTP_URL without MAIL_FROM, and never quotes the relay password', () => {
+    let message = '';
+    try {
+      loadConfig({ SMTP_URL: 'smtp://tasjeel:hunter2-secret@smtp.example:587' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(
+      /^Invalid environment:\n {2}MAIL_FROM: is required when SMTP_URL is set/,
+    );
+    expect(message).not.toContain('hunter2');
+    try {
+      loadConfig({ SMTP_URL: 'http://tasjeel:hunter2-secret@smtp.example' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/^Invalid environment:\n {2}SMTP_URL: /);
+    expect(message).not.toContain('hunter2');
   });
 
   it('reads two webhook secrets, the new one first, and never quotes one it refuses', () => {

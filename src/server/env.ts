@@ -1,6 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
 import { ar } from '../domain/catalogue/shared';
 import { readLogo, type LogoFile } from './brand-logo';
@@ -125,14 +126,46 @@ function parseDuration(text: string): number {
   const match = /^\s*(\d+)(ms|s|m|h)\s*$/.exec(text);
   return match ? Number(match[1]) * durationUnits[match[2] as keyof typeof durationUnits] : NaN;
 }
+// A delay, or one repeated (30s*20): a schedule that retries often at first reads short.
+function parseDelays(entry: string): number[] {
+  const match = /^(.*)\*\s*(\d+)\s*$/.exec(entry);
+  const times = match ? Number(match[2]) : 1;
+  if (times < 1 || times > 1_000) return [NaN];
+  return Array<number>(times).fill(parseDuration(match ? match[1]! : entry));
+}
+// The webhooks' and the e-mails' retry schedules: the wait after each failed attempt, in ms.
 const retryDelays = z.string().transform((value, ctx) => {
-  const delays = value.split(',').map(parseDuration);
+  const delays = value.split(',').flatMap(parseDelays);
   if (delays.some(Number.isNaN)) {
-    ctx.addIssue({ code: 'custom', message: 'expected delays such as 5s,5m,30m,2h (ms, s, m, h)' });
+    ctx.addIssue({
+      code: 'custom',
+      message: 'expected delays such as 5s,30s*20,30m,2h (ms, s, m, h; *n repeats one)',
+    });
     return z.NEVER;
   }
   return delays;
 });
+
+// The relay's URL may hold its password: the message never quotes it.
+const smtpUrl = z
+  .string()
+  .refine(
+    (value) =>
+      URL.canParse(value) &&
+      /^smtps?:$/.test(new URL(value).protocol) &&
+      new URL(value).hostname !== '',
+    { message: 'expected smtp://[user:password@]host[:port] or smtps://…' },
+  );
+
+// One address, with or without a name ("Tasjeel" <no-reply@example.com>): the From of every
+// e-mail, and the domain of their Message-IDs.
+const mailFrom = z.string().refine(
+  (value) => {
+    const addresses = addressparser(value, { flatten: true });
+    return addresses.length === 1 && /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(addresses[0]!.address);
+  },
+  { message: 'expected one e-mail address, such as "Tasjeel" <no-reply@example.com>' },
+);
 
 // Addresses a plain-http URL may name: nothing on the public internet stands between the two.
 const privateAddresses = new BlockList();
@@ -250,6 +283,13 @@ const envSchema = z.object({
   // After a failed attempt, the wait before each next one: the schedule Standard Webhooks
   // suggests, eight attempts over about 28 hours, so an endpoint down for a day loses nothing.
   WEBHOOK_RETRY_DELAYS: retryDelays.prefault('5s,5m,30m,2h,5h,10h,10h'),
+  // Set: e-mails are sent through the provider's relay (docs/email.md); unset, none is.
+  SMTP_URL: smtpUrl.optional(),
+  MAIL_FROM: mailFrom.optional(),
+  // After an attempt the relay did not take (down, or a 4xx), the wait before each next one:
+  // every 30 s for the first ten minutes, as a relay restarting or greylisting needs, then
+  // longer, about a day in all.
+  MAIL_RETRY_DELAYS: retryDelays.prefault('15s,30s*20,5m,15m,1h,3h,10h,10h'),
   // Set: Prometheus metrics on HOST:METRICS_PORT/metrics, a listener apart from the public one.
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   // After SIGTERM, /api/ready answers 503 this long before the listener closes, so that a load
@@ -416,6 +456,10 @@ const configSchema = envSchema
     path: ['WEBHOOK_SECRET'],
     message: 'is required when WEBHOOK_URL is set',
   })
+  .refine((env) => env.SMTP_URL === undefined || env.MAIL_FROM !== undefined, {
+    path: ['MAIL_FROM'],
+    message: 'is required when SMTP_URL is set',
+  })
   // A version of no notice: the form shows none without PRIVACY_URL.
   .refine((env) => env.PRIVACY_VERSION === undefined || env.PRIVACY_URL !== undefined, {
     path: ['PRIVACY_VERSION'],
@@ -477,6 +521,17 @@ const configSchema = envSchema
             /** The wait after each failed attempt; after the last one the event is failed. */
             retryDelaysMs: env.WEBHOOK_RETRY_DELAYS,
           },
+    /** Set: the e-mails queued in the outbox are sent through the relay (mail/sender.ts). */
+    mail:
+      env.SMTP_URL === undefined || env.MAIL_FROM === undefined
+        ? undefined
+        : {
+            /** smtp:// (STARTTLS when the relay offers it) or smtps://, with its user and password. */
+            url: env.SMTP_URL,
+            from: env.MAIL_FROM,
+            /** The wait after each attempt not taken; after the last one the e-mail is failed. */
+            retryDelaysMs: env.MAIL_RETRY_DELAYS,
+          },
     /** Set: submissions older than this many days are deleted once a day (plugins/retention.ts). */
     retentionDays: env.RETENTION_DAYS,
     /** Set: marketers see their own numbers (GET /api/marketer/stats and the link page). */
@@ -500,6 +555,7 @@ const configSchema = envSchema
 
 export type Config = z.output<typeof configSchema>;
 export type WebhookConfig = NonNullable<Config['webhooks']>;
+export type MailConfig = NonNullable<Config['mail']>;
 /** How the marketers' tokens are verified (marketer-stats/marketer-auth.ts). */
 export type MarketerAuthConfig = NonNullable<Config['marketerAuth']>;
 

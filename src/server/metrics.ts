@@ -88,6 +88,12 @@ export function createMetrics() {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 36000],
       registers,
     }),
+    mailAttempts: new Counter({
+      name: 'tasjeel_mail_attempts_total',
+      help: 'E-mail sending attempts by result (sent, retry, failed).',
+      labelNames: ['result'] as const,
+      registers,
+    }),
   };
 }
 

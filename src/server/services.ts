@@ -4,6 +4,7 @@ import { describeError, openDatabase } from './db/database';
 import { migrateToLatest } from './db/migrate';
 import type { Database } from './db/schema';
 import type { Config } from './env';
+import { createMailOutbox, type MailOutbox } from './mail/mail-outbox';
 import { createLeadReviews, type LeadReviews } from './leads/lead-reviews';
 import { createLeadStatuses, type LeadStatuses } from './leads/lead-statuses';
 import { createMetrics, type Metrics } from './metrics';
@@ -40,6 +41,8 @@ export interface Services {
   visits: VisitCounter;
   /** The webhook events (plugins/webhooks.ts delivers them). */
   outbox: Outbox;
+  /** The e-mails queued (plugins/mail.ts sends them when SMTP_URL is set). */
+  mailOutbox: MailOutbox;
   /** Set (ALTCHA_HMAC_KEY): a sign-up must carry a solved challenge. */
   proofOfWork: ProofOfWork | undefined;
   /** The forms' stamps, and the sign-ups' address hashes, for the flags. */
@@ -115,6 +118,7 @@ export async function createServices(
     // Under the visits' salt: a sign-up's address hash is its visit's.
     evidence: createSignUpEvidence(config.formStampKey, salts),
     outbox: createOutbox(database),
+    mailOutbox: createMailOutbox(database),
     // One for the API and the pages' form posts; a solved challenge is spent with its sign-up.
     proofOfWork:
       config.altchaHmacKey === undefined ? undefined : createProofOfWork(config.altchaHmacKey),

@@ -233,6 +233,32 @@ export interface PeopleTable {
   updated_at: string;
 }
 
+/** The kinds of e-mail (`Feedback-ID: <kind>:tasjeel`). */
+export type MailKind = 'confirmation' | 'client' | 'weekly' | 'review';
+export type MailStatus = 'pending' | 'sent' | 'failed';
+
+// The e-mails' outbox (docs/email.md): each row the e-mail whole, as it was queued. Times are
+// ISO text, as in registrations. `headers` is a JSON object of extra headers; `locked_until` is
+// the claim of the instance sending it (a lease); `message_id` is set by its first claim.
+export interface MailOutboxTable {
+  id: string;
+  kind: MailKind;
+  dedupe_key: string;
+  recipient: string;
+  subject: string;
+  text_body: string;
+  html_body: string | null;
+  headers: string;
+  status: MailStatus;
+  attempts: number;
+  created_at: string;
+  next_attempt_at: string;
+  locked_until: string | null;
+  message_id: string | null;
+  sent_at: string | null;
+  last_error: string | null;
+}
+
 export interface Tables {
   registrations: RegistrationsTable;
   visits: VisitsTable;
@@ -247,6 +273,7 @@ export interface Tables {
   count_rollup_days: CountRollupDaysTable;
   count_day_changes: CountDayChangesTable;
   people: PeopleTable;
+  mail_outbox: MailOutboxTable;
 }
 
 export type DatabaseKind = 'sqlite' | 'postgres';
