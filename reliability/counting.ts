@@ -121,13 +121,14 @@ async function sendSignUps(port: number, ms: number): Promise<void> {
   await Promise.all(sent);
 }
 
-/** One reader after another for `ms`: the programme (90, 30, 7 days), a marketer, a team leader. */
+/** One reader after another for `ms`: the programme (90, 30, 7 days, a marketer's page), a marketer, a team leader. */
 async function read(port: number, ms: number, phase: string): Promise<void> {
   const end = performance.now() + ms;
   const asks = [
     ['program', '/api/program/stats?days=90'],
     ['program', '/api/program/stats?days=30'],
     ['program', '/api/program/stats?days=7'],
+    ['program', '/api/program/marketers/7/stats?days=90'],
     ['marketer', '/api/marketer/stats?days=90'],
     ['leader', '/api/marketer/stats?days=90'],
   ] as const;
