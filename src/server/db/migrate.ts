@@ -28,6 +28,7 @@ import * as countDayTriggers from './migrations/2026-11-29T0900-count-day-trigge
 import * as registrationsServedAt from './migrations/2026-11-29T0910-registrations-served-at';
 import * as people from './migrations/2026-11-29T1100-people';
 import * as mailOutbox from './migrations/2026-11-29T1500-mail-outbox';
+import * as notifications from './migrations/2026-11-29T1700-notifications';
 
 // Listed by hand rather than read from the folder, so the list works the same under tsx, vitest
 // and any bundler. Names sort by their timestamp; append new ones at the end. A module that
@@ -63,6 +64,7 @@ const migrations: Record<string, Migration | { postgres: Migration }> = {
   '2026-11-29T0910-registrations-served-at': registrationsServedAt,
   '2026-11-29T1100-people': people,
   '2026-11-29T1500-mail-outbox': mailOutbox,
+  '2026-11-29T1700-notifications': notifications,
 };
 
 /** Every migration's name, in order: what the kept counts were counted after (count-rollups.ts). */

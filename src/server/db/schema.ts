@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { LeadFlag } from '../../domain/lead-review';
 import type { LeadStatus } from '../../domain/lead-status';
+import type { Audience, MailKind } from '../../domain/notifications';
 
 // Column types as stored. created_at is UTC ISO-8601 text on both kinds, so that ordering and
 // the 24-hour window compare as plain strings and the export prints the same text from either.
@@ -234,7 +235,7 @@ export interface PeopleTable {
 }
 
 /** The kinds of e-mail (`Feedback-ID: <kind>:tasjeel`). */
-export type MailKind = 'confirmation' | 'client' | 'weekly' | 'review';
+export type { MailKind } from '../../domain/notifications';
 export type MailStatus = 'pending' | 'sent' | 'failed';
 
 // The e-mails' outbox (docs/email.md): each row the e-mail whole, as it was queued. Times are
@@ -259,6 +260,55 @@ export interface MailOutboxTable {
   last_error: string | null;
 }
 
+// Who asked to be told what (docs/notifications.md), by their token's subject. `email` is the
+// address confirmed (null until one is); the choices are 1 or 0. Times are ISO text.
+export interface MailSubscribersTable {
+  subject: string;
+  /** Which choices fit them: a marketer's, a team leader's or a programme role's. */
+  audience: Audience;
+  email: string | null;
+  confirmed_at: string | null;
+  weekly_summary: number;
+  client_alerts: number;
+  review_digest: number;
+  /** The token of their unsubscribe links: random, naming neither the address nor the person. */
+  unsubscribe_token: string;
+  updated_at: string;
+}
+
+// A confirmation e-mail's link, by the SHA-256 of its token (hex): the address and the choices
+// (a JSON object) it confirms, single-use (used_at) until expires_at.
+export interface MailConfirmationsTable {
+  token_hash: string;
+  subject: string;
+  email: string;
+  choices: string;
+  /** The version of the text the person was shown when they asked. */
+  text_version: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+// Every consent given (a confirmation used), only ever added to: who, which address, which
+// choices (JSON), the version of the text shown, when.
+export interface MailConsentsTable {
+  id: string;
+  subject: string;
+  email: string;
+  choices: string;
+  text_version: string;
+  consented_at: string;
+}
+
+// A run of the scheduled e-mails: kind 'weekly' with the week's first day, 'review' with the day.
+export interface MailRunsTable {
+  kind: 'weekly' | 'review';
+  period: string;
+  started_at: string;
+  finished_at: string | null;
+}
+
 export interface Tables {
   registrations: RegistrationsTable;
   visits: VisitsTable;
@@ -274,6 +324,10 @@ export interface Tables {
   count_day_changes: CountDayChangesTable;
   people: PeopleTable;
   mail_outbox: MailOutboxTable;
+  mail_subscribers: MailSubscribersTable;
+  mail_confirmations: MailConfirmationsTable;
+  mail_consents: MailConsentsTable;
+  mail_runs: MailRunsTable;
 }
 
 export type DatabaseKind = 'sqlite' | 'postgres';
