@@ -50,6 +50,10 @@ export interface Notifications extends Choices {
 export const mailKinds = ['confirmation', 'client', 'weekly', 'review'] as const;
 export type MailKind = (typeof mailKinds)[number];
 
+export function isMailKind(value: string): value is MailKind {
+  return (mailKinds as readonly string[]).includes(value);
+}
+
 /** The choice that one-click unsubscribe from an e-mail of each kind turns off. */
 export const choiceOfKind: Record<Exclude<MailKind, 'confirmation'>, NotificationChoice> = {
   client: 'client_alerts',
@@ -66,6 +70,13 @@ export const confirmationsPerDay = 3;
 export const confirmPath = '/notifications/confirm/:token';
 /** The unsubscribe page of List-Unsubscribe (one-click: a POST to it), relative to basePath. */
 export const unsubscribePath = '/notifications/stop/:kind/:token';
+
+/**
+ * What the server made of a post to a confirmation or unsubscribe page: done (confirmed, or
+ * stopped), a link unknown, used or expired, or the database out of reach. Absent on a GET,
+ * which shows the button and changes nothing.
+ */
+export type MailLinkOutcome = 'done' | 'invalid' | 'failed';
 
 /** One period's numbers in a summary; conversion: leads per hundred unique visitors. */
 export type WeekNumbers = Pick<LinkNumbers, 'visits' | 'unique_visitors' | 'leads' | 'clients'> & {

@@ -1,4 +1,5 @@
 import type { FormValues } from './registration';
+import type { MailLinkOutcome } from './notifications';
 
 /**
  * What a form shows when the server answers a form post made without JavaScript (or before the
@@ -45,6 +46,8 @@ export interface RenderOptions {
   form?: FormState;
   /** The server's signed stamp of the time it served the page, for its form to send back. */
   formStamp?: string;
+  /** On an e-mail's confirmation or unsubscribe page, what the server made of its button. */
+  mailLink?: MailLinkOutcome;
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   programPath,
 } from './links';
 import type { RouteAttribution } from './notes';
+import { confirmPath, isMailKind, unsubscribePath, type MailKind } from './notifications';
 import { packageKeyPattern } from './packages';
 
 /**
@@ -19,6 +20,9 @@ export type Route =
   | { kind: 'myLink' }
   | { kind: 'program' }
   | { kind: 'programMarketer'; marketingId: string }
+  /** An e-mail's links (docs/notifications.md): one button, posted to the same address. */
+  | { kind: 'confirmNotifications'; token: string }
+  | { kind: 'stopNotifications'; mailKind: MailKind; token: string }
   | { kind: 'notFound' };
 
 // React Router's matching (matchRoutes) for these paths, without React Router: the client
@@ -71,6 +75,14 @@ export function matchRoute(location: string, base = '/'): Route {
     const decoded = decodePath(pathname);
     if (matchPath(myLinkPath, decoded)) return { kind: 'myLink' };
     if (matchPath(programPath, decoded)) return { kind: 'program' };
+    const confirm = matchPath(confirmPath, decoded)?.token;
+    if (confirm !== undefined) return { kind: 'confirmNotifications', token: confirm };
+    const stop = matchPath(unsubscribePath, decoded);
+    if (stop?.kind !== undefined && stop.token !== undefined) {
+      return isMailKind(stop.kind)
+        ? { kind: 'stopNotifications', mailKind: stop.kind, token: stop.token }
+        : { kind: 'notFound' };
+    }
     const marketer = matchPath(programMarketerPath, decoded)?.marketingId;
     // An id no link could carry is no marketer's page.
     if (marketer !== undefined) {
