@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
@@ -77,4 +78,10 @@ export function readLogo(path: string): LogoFile {
     );
   }
   return { type: isPng ? 'image/png' : 'image/svg+xml', body, ...size };
+}
+
+/** Where the logo is served: named by its content, so that it can be cached for good. */
+export function logoSrc(logo: LogoFile): string {
+  const hash = createHash('sha256').update(logo.body).digest('hex').slice(0, 12);
+  return `/register/brand-logo-${hash}.${logo.type === 'image/png' ? 'png' : 'svg'}`;
 }

@@ -1,6 +1,7 @@
 import { basePath, myLinkPath, programPath } from '../../domain/links';
 import type { MailKind } from '../../domain/notifications';
 import type { MailBrand } from '../../mail/compose';
+import { logoSrc } from '../brand-logo';
 import type { Config } from '../env';
 
 /**
@@ -16,17 +17,13 @@ export interface MailLinks {
   unsubscribe(kind: MailKind, token: string): string;
 }
 
-export function mailLinks(
-  publicUrl: string,
-  brand: Config['brand'],
-  logoSrc: string | undefined,
-): MailLinks {
+export function mailLinks(publicUrl: string, brand: Config['brand']): MailLinks {
   const origin = publicUrl.replace(/\/+$/, '');
   const at = (path: string) => `${origin}${basePath}${path}`;
   return {
     brand: {
       name: brand.name,
-      logoUrl: logoSrc === undefined ? undefined : `${origin}${logoSrc}`,
+      logoUrl: brand.logo === undefined ? undefined : `${origin}${logoSrc(brand.logo)}`,
       licence: brand.licence,
     },
     myLink: at(myLinkPath),

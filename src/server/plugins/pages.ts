@@ -18,7 +18,7 @@ import type {
   RenderPage,
 } from '../../domain/render-contract';
 import { matchRoute } from '../../domain/routes';
-import type { LogoFile } from '../brand-logo';
+import { logoSrc, type LogoFile } from '../brand-logo';
 import type { Metrics } from '../metrics';
 import { formRoutes, queryOf } from '../registrations/form-routes';
 import type { SignUpOptions } from '../registrations/sign-up';
@@ -148,8 +148,7 @@ const signedUp: FormState = {
  * beside it rather than under assets/.
  */
 function serveLogo(app: FastifyInstance, logo: LogoFile): Brand['logo'] {
-  const hash = createHash('sha256').update(logo.body).digest('hex').slice(0, 12);
-  const src = `/register/brand-logo-${hash}.${logo.type === 'image/png' ? 'png' : 'svg'}`;
+  const src = logoSrc(logo);
   app.get(src, async (_request, reply) =>
     reply.header('cache-control', immutable).type(logo.type).send(logo.body),
   );
