@@ -17,6 +17,7 @@ import { createCountKeeper } from './count-rollups';
 import { countKeepingPlugin } from './plugins/count-keeping';
 import { leadsPlugin } from './plugins/leads';
 import { mailPlugin } from './plugins/mail';
+import { summariesPlugin } from './plugins/summaries';
 import { loadSheddingPlugin } from './plugins/load-shedding';
 import { peoplePlugin } from './plugins/people';
 import { statsPlugin } from './plugins/stats';
@@ -52,6 +53,8 @@ export interface BuildOptions extends Pick<
   webhookDelivery?: { pollMs?: number; maxInFlight?: number };
   /** How often the e-mails' outbox is polled (tests). */
   mailSending?: { pollMs?: number };
+  /** How often the schedule of the summaries is looked at (tests). */
+  summariesIntervalMs?: number;
 }
 
 // Defence in depth: nothing logs bodies, but if one ever does, these never reach a log line.
@@ -77,6 +80,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     pages: given,
     webhookDelivery = {},
     mailSending = {},
+    summariesIntervalMs,
     ...timeouts
   } = options;
   // Read first: the CSP names the template's inline script, and a missing build stops the
@@ -142,6 +146,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     metrics,
     ...mailSending,
   });
+  // The weekly summaries and the review digest, when due (docs/notifications.md).
+  if (config.mail !== undefined && services.mailLinks !== undefined) {
+    await app.register(summariesPlugin, {
+      config: config.summaries,
+      now,
+      database,
+      links: services.mailLinks,
+      leadReviews: services.leadReviews,
+      intervalMs: summariesIntervalMs,
+    });
+  }
   await app.register(errorHandlingPlugin, { isDatabaseUnavailable: database.isUnavailable });
   await app.register(securityHeadersPlugin, {
     headers,

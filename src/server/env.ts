@@ -5,6 +5,7 @@ import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
 import { ar } from '../domain/catalogue/shared';
 import { readLogo, type LogoFile } from './brand-logo';
+import { isTimeZone, parseDailyAt, parseWeeklyAt } from './mail/schedule';
 import { defaultFlagSettings } from './registrations/flags';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -290,6 +291,33 @@ const envSchema = z.object({
   // every 30 s for the first ten minutes, as a relay restarting or greylisting needs, then
   // longer, about a day in all.
   MAIL_RETRY_DELAYS: retryDelays.prefault('15s,30s*20,5m,15m,1h,3h,10h,10h'),
+  // When the scheduled e-mails are sent (docs/notifications.md): a weekday and time, and a time
+  // of each day, on the clock of this zone.
+  SUMMARIES_TIME_ZONE: z
+    .string()
+    .refine(isTimeZone, { message: 'expected a time zone such as Asia/Riyadh (an IANA name)' })
+    .default('Asia/Riyadh'),
+  WEEKLY_SUMMARY_AT: z
+    .string()
+    .transform((value, ctx) => {
+      const at = parseWeeklyAt(value);
+      if (at !== undefined) return at;
+      ctx.addIssue({
+        code: 'custom',
+        message: 'expected a weekday and a time, such as sunday 08:00',
+      });
+      return z.NEVER;
+    })
+    .prefault('sunday 08:00'),
+  REVIEW_DIGEST_AT: z
+    .string()
+    .transform((value, ctx) => {
+      const at = parseDailyAt(value);
+      if (at !== undefined) return at;
+      ctx.addIssue({ code: 'custom', message: 'expected a time of day, such as 08:00' });
+      return z.NEVER;
+    })
+    .prefault('08:00'),
   // Set: Prometheus metrics on HOST:METRICS_PORT/metrics, a listener apart from the public one.
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   // After SIGTERM, /api/ready answers 503 this long before the listener closes, so that a load
@@ -442,6 +470,58 @@ function marketerAuthOf(env: Env) {
   };
 }
 
+function summariesOf(
+  env: Pick<Env, 'SUMMARIES_TIME_ZONE' | 'WEEKLY_SUMMARY_AT' | 'REVIEW_DIGEST_AT'>,
+) {
+  return {
+    timeZone: env.SUMMARIES_TIME_ZONE,
+    weeklyAt: env.WEEKLY_SUMMARY_AT,
+    reviewAt: env.REVIEW_DIGEST_AT,
+  };
+}
+
+/**
+ * What a command line needs to queue e-mails as the server would (`npm run lead`'s client
+ * notes, `npm run tasjeel -- summaries`): undefined when e-mail is off (SMTP_URL, MAIL_FROM or
+ * PUBLIC_URL unset), else the links' origin, the brand and the schedule. Only these variables:
+ * a setting of the server alone never stops a command.
+ */
+export function loadMailSettings(env: Record<string, string | undefined>) {
+  const result = envSchema
+    .pick({
+      SMTP_URL: true,
+      MAIL_FROM: true,
+      PUBLIC_URL: true,
+      BRAND_NAME: true,
+      BRAND_LOGO: true,
+      BRAND_LICENCE: true,
+      SUMMARIES_TIME_ZONE: true,
+      WEEKLY_SUMMARY_AT: true,
+      REVIEW_DIGEST_AT: true,
+    })
+    .safeParse(presentOnly(env));
+  if (!result.success) throw invalid(result.error);
+  const settings = result.data;
+  if (
+    settings.SMTP_URL === undefined ||
+    settings.MAIL_FROM === undefined ||
+    settings.PUBLIC_URL === undefined
+  ) {
+    return undefined;
+  }
+  return {
+    publicUrl: settings.PUBLIC_URL,
+    brand: {
+      name: settings.BRAND_NAME,
+      logo: settings.BRAND_LOGO,
+      licence: settings.BRAND_LICENCE,
+      privacyUrl: undefined,
+      privacyVersion: undefined,
+    },
+    summaries: summariesOf(settings),
+  };
+}
+
 /**
  * The server's settings: the variables, checked together, then shaped as the code reads them.
  * `Config` is this schema's output, so that a setting is declared once.
@@ -532,6 +612,8 @@ const configSchema = envSchema
             /** The wait after each attempt not taken; after the last one the e-mail is failed. */
             retryDelaysMs: env.MAIL_RETRY_DELAYS,
           },
+    /** When the scheduled e-mails are due (plugins/summaries.ts), with e-mail on. */
+    summaries: summariesOf(env),
     /** Set: submissions older than this many days are deleted once a day (plugins/retention.ts). */
     retentionDays: env.RETENTION_DAYS,
     /** Set: marketers see their own numbers (GET /api/marketer/stats and the link page). */
@@ -556,6 +638,8 @@ const configSchema = envSchema
 export type Config = z.output<typeof configSchema>;
 export type WebhookConfig = NonNullable<Config['webhooks']>;
 export type MailConfig = NonNullable<Config['mail']>;
+export type SummariesConfig = Config['summaries'];
+export type MailSettings = NonNullable<ReturnType<typeof loadMailSettings>>;
 /** How the marketers' tokens are verified (marketer-stats/marketer-auth.ts). */
 export type MarketerAuthConfig = NonNullable<Config['marketerAuth']>;
 

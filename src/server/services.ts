@@ -5,6 +5,8 @@ import { migrateToLatest } from './db/migrate';
 import type { Database } from './db/schema';
 import type { Config } from './env';
 import { createMailOutbox, type MailOutbox } from './mail/mail-outbox';
+import { createClientNotes } from './mail/client-notes';
+import { mailLinks, type MailLinks } from './mail/mail-links';
 import { createLeadReviews, type LeadReviews } from './leads/lead-reviews';
 import { createLeadStatuses, type LeadStatuses } from './leads/lead-statuses';
 import { createMetrics, type Metrics } from './metrics';
@@ -43,6 +45,8 @@ export interface Services {
   outbox: Outbox;
   /** The e-mails queued (plugins/mail.ts sends them when SMTP_URL is set). */
   mailOutbox: MailOutbox;
+  /** Set with e-mail on (SMTP_URL and PUBLIC_URL): what the e-mails link to, and the brand. */
+  mailLinks: MailLinks | undefined;
   /** Set (ALTCHA_HMAC_KEY): a sign-up must carry a solved challenge. */
   proofOfWork: ProofOfWork | undefined;
   /** The forms' stamps, and the sign-ups' address hashes, for the flags. */
@@ -103,6 +107,11 @@ export async function createServices(
     onUnavailable: metrics ? () => metrics.databaseErrors.inc() : undefined,
     flagSettings: config.flags,
   });
+  // With e-mail on, a lead that becomes a client is a note to its marketer (docs/notifications.md).
+  const links =
+    config.mail === undefined || config.publicUrl === undefined
+      ? undefined
+      : mailLinks(config.publicUrl, config.brand);
   const salts = createVisitSalts(redis, (error) =>
     log.warn({ err: error }, 'the visitor salt is kept in memory: Redis does not answer'),
   );
@@ -111,7 +120,7 @@ export async function createServices(
     redis,
     metrics,
     registrations,
-    leadStatuses: createLeadStatuses(database),
+    leadStatuses: createLeadStatuses(database, links && createClientNotes(links)),
     leadReviews: createLeadReviews(database),
     people: createPeople(database),
     visits: createVisitCounter(createVisitRepository(database), { salts, now, log }),
@@ -119,6 +128,7 @@ export async function createServices(
     evidence: createSignUpEvidence(config.formStampKey, salts),
     outbox: createOutbox(database),
     mailOutbox: createMailOutbox(database),
+    mailLinks: links,
     // One for the API and the pages' form posts; a solved challenge is spent with its sign-up.
     proofOfWork:
       config.altchaHmacKey === undefined ? undefined : createProofOfWork(config.altchaHmacKey),

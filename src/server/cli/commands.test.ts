@@ -40,6 +40,7 @@ describe('npm run tasjeel', () => {
       'person',
       'people',
       'webhooks-cli',
+      'summaries',
     ]);
     for (const [file, command] of commandFiles) {
       expect(await tasjeel(file, ['--help'])).toEqual({

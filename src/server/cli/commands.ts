@@ -4,6 +4,7 @@ import { leadCommand } from './lead';
 import { peopleCommand } from './people';
 import { personCommand } from './person';
 import { reportCommand } from './report';
+import { summariesCommand } from './summaries';
 import { webhooksCommand } from './webhooks';
 
 /**
@@ -17,6 +18,7 @@ export const commandFiles = new Map<string, Command>([
   ['person', personCommand],
   ['people', peopleCommand],
   ['webhooks-cli', webhooksCommand],
+  ['summaries', summariesCommand],
 ]);
 export const commands = [...commandFiles.values()];
 

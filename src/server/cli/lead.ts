@@ -1,6 +1,9 @@
 import { leadStatuses, parseLeadStatus, type LeadStatus } from '../../domain/lead-status';
 import { defineCommand, parsePhone, readCsv, visible, visibleJson, type Terminal } from './command';
 import { createLeadStatuses, type LeadRef, type LeadStatuses } from '../leads/lead-statuses';
+import { loadMailSettings } from '../env';
+import { createClientNotes } from '../mail/client-notes';
+import { mailLinks } from '../mail/mail-links';
 
 function statusOf(text: string): LeadStatus {
   const status = parseLeadStatus(text);
@@ -78,7 +81,8 @@ async function importFile(statuses: LeadStatuses, file: string, { out, err }: Te
  * `npm run lead`: what became of a lead, for a provider without a CRM that calls the API (docs/
  * marketer-kit.md): one lead by its id or its phone's most recent lead, or a CSV file of them.
  * Each change is kept in the lead's history as the command line's, with its webhook event when
- * WEBHOOK_URL is set. Exit code 1 when anything was refused.
+ * WEBHOOK_URL is set, and with e-mail on (SMTP_URL, MAIL_FROM, PUBLIC_URL) its client note.
+ * Exit code 1 when anything was refused.
  */
 export const leadCommand = defineCommand({
   name: 'lead',
@@ -95,7 +99,7 @@ export const leadCommand = defineCommand({
     status: { type: 'string' },
   },
   positionals: true,
-  parse(values, positionals) {
+  parse(values, positionals, env) {
     const [command, file, ...rest] = positionals;
     let work:
       { kind: 'status'; lead: LeadRef; status: LeadStatus } | { kind: 'import'; file: string };
@@ -114,10 +118,14 @@ export const leadCommand = defineCommand({
     } else {
       throw new Error('expected status or import');
     }
-    return { work };
+    // With e-mail on, as the server's: a lead made a client is its marketer's note.
+    return { work, mail: loadMailSettings(env) };
   },
-  async run(database, { work }, terminal) {
-    const statuses = createLeadStatuses(database);
+  async run(database, { work, mail }, terminal) {
+    const statuses = createLeadStatuses(
+      database,
+      mail && createClientNotes(mailLinks(mail.publicUrl, mail.brand)),
+    );
     if (work.kind === 'import') return importFile(statuses, work.file, terminal);
     const result = await statuses.change(work.lead, work.status, 'cli', new Date());
     if (result.kind === 'not_found') {

@@ -7,6 +7,7 @@ import { deletionLock } from '../registrations/personal-data';
 import { guarded } from '../db/database';
 import { registrationIdPattern } from '../registrations/registration-repository';
 import { queueEvents } from '../webhooks/outbox';
+import type { ClientNotes } from '../mail/client-notes';
 
 /** Which lead: by the id of any of its rows, or a phone's most recent lead. */
 export type LeadRef = { id: string } | { phone: string };
@@ -59,11 +60,25 @@ export async function leadOf(trx: Kysely<Tables>, lead: LeadRef) {
     .executeTakeFirst();
 }
 
-export function createLeadStatuses(database: Database): LeadStatuses {
+export function createLeadStatuses(
+  database: Database,
+  /** Set with e-mail on: a lead that becomes a client is its marketer's note (mail/client-notes.ts). */
+  clientNotes?: ClientNotes,
+): LeadStatuses {
   return {
     change: (lead, status, by, now) =>
-      guarded(database, () =>
-        writeTransaction(database, [deletionLock], async (trx): Promise<StatusChange> => {
+      guarded(database, async () => {
+        // Composed before the transaction, which holds SQLite's one writer: only queued in it.
+        const found =
+          clientNotes === undefined || status !== 'client'
+            ? undefined
+            : await leadOf(database.db, lead);
+        // A retry of the same status changes nothing, and composes nothing.
+        const prepared =
+          found === undefined || found.status === status
+            ? undefined
+            : await clientNotes!.prepare(database.db, found.id, now);
+        return writeTransaction(database, [deletionLock], async (trx): Promise<StatusChange> => {
           const row = await leadOf(trx, lead);
           if (row === undefined || row.status === null) return { kind: 'not_found' };
           if (row.status === status) {
@@ -94,8 +109,9 @@ export function createLeadStatuses(database: Database): LeadStatuses {
           await queueEvents(trx, [
             { subjectId: change.id, type: 'registration.status_changed', at: changedAt },
           ]);
+          if (status === 'client') await clientNotes?.queue(trx, row.id, now, prepared);
           return { kind: 'changed', id: row.id, status, changedAt };
-        }),
-      ),
+        });
+      }),
   };
 }

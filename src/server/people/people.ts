@@ -30,6 +30,35 @@ export async function directoryOf(
   return listed;
 }
 
+/**
+ * Each team leader's members as the directory has them (People.members: the active people whose
+ * team leader they are, not the leader, by id), read on `db`; a leader with none is not in the
+ * map.
+ */
+export async function membersOf(
+  db: Kysely<Tables>,
+  leaderIds: Iterable<string>,
+): Promise<Map<string, string[]>> {
+  const wanted = [...new Set(leaderIds)];
+  const teams = new Map<string, string[]>();
+  for (let start = 0; start < wanted.length; start += peoplePerPut) {
+    const rows = await db
+      .selectFrom('people')
+      .select(['marketing_id', 'team_leader_id'])
+      .where('team_leader_id', 'in', wanted.slice(start, start + peoplePerPut))
+      .whereRef('marketing_id', '<>', 'team_leader_id')
+      .where('active', '=', 1)
+      .orderBy('marketing_id')
+      .execute();
+    for (const { marketing_id, team_leader_id } of rows) {
+      const team = teams.get(team_leader_id!) ?? [];
+      team.push(marketing_id);
+      teams.set(team_leader_id!, team);
+    }
+  }
+  return teams;
+}
+
 /** One person as the platform or a file puts them. */
 export type PersonPut = PersonInput & { marketing_id: string };
 
@@ -113,17 +142,10 @@ export function createPeople(database: Database): People {
         return row === undefined ? undefined : personOf(row);
       }),
     members: (leaderId) =>
-      guarded(database, async () => {
-        const rows = await database.reads
-          .selectFrom('people')
-          .select('marketing_id')
-          .where('team_leader_id', '=', leaderId)
-          .where('marketing_id', '<>', leaderId)
-          .where('active', '=', 1)
-          .orderBy('marketing_id')
-          .execute();
-        return rows.map(({ marketing_id }) => marketing_id);
-      }),
+      guarded(
+        database,
+        async () => (await membersOf(database.reads, [leaderId])).get(leaderId) ?? [],
+      ),
     directory: (ids) => guarded(database, () => directoryOf(database.reads, ids)),
     eraseInactive: (inactiveBefore) =>
       guarded(database, async () => {
