@@ -5,7 +5,7 @@ import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ar } from '../domain/catalogue/shared';
 import { sampleBrand } from '../../testing/sample-brand';
-import { loadConfig } from './env';
+import { loadConfig, loadMailSettings } from './env';
 
 describe('loadConfig', () => {
   it('has a default for everything', () => {
@@ -134,6 +134,13 @@ describe('loadConfig', () => {
     ['MAIL_FROM', 'no-reply'],
     ['MAIL_FROM', 'a@example.com, b@example.com'],
     ['MAIL_RETRY_DELAYS', '15s,later'],
+    ['SUMMARIES_TIME_ZONE', 'Riyadh'],
+    ['SUMMARIES_TIME_ZONE', '+03:00'],
+    ['WEEKLY_SUMMARY_AT', '08:00'],
+    ['WEEKLY_SUMMARY_AT', 'sunday 8am'],
+    ['WEEKLY_SUMMARY_AT', 'الأحد 08:00'],
+    ['REVIEW_DIGEST_AT', '24:00'],
+    ['REVIEW_DIGEST_AT', 'monday 08:00'],
     ['MARKETER_AUTH_JWKS_URL', 'file:///etc/jwks.json'],
     ['MARKETER_AUTH_JWKS_URL', 'http://platform.example/.well-known/jwks.json'],
     ['MARKETER_AUTH_JWKS_URL', 'http://203.0.113.7/jwks.json'],
@@ -200,6 +207,50 @@ describe('loadConfig', () => {
         MAIL_RETRY_DELAYS: '100ms*3, 1m',
       }).mail?.retryDelaysMs,
     ).toEqual([100, 100, 100, 60_000]);
+  });
+
+  it('sends the summaries on Sunday at 08:00 and the review digest at 08:00, Riyadh time, by default', () => {
+    expect(loadConfig({}).summaries).toEqual({
+      timeZone: 'Asia/Riyadh',
+      weeklyAt: { weekday: 0, minutes: 8 * 60 },
+      reviewAt: { minutes: 8 * 60 },
+    });
+    expect(
+      loadConfig({
+        SUMMARIES_TIME_ZONE: 'Africa/Cairo',
+        WEEKLY_SUMMARY_AT: 'Monday 7:30',
+        REVIEW_DIGEST_AT: '17:05',
+      }).summaries,
+    ).toEqual({
+      timeZone: 'Africa/Cairo',
+      weeklyAt: { weekday: 1, minutes: 7 * 60 + 30 },
+      reviewAt: { minutes: 17 * 60 + 5 },
+    });
+  });
+
+  it("gives a command line the e-mails' settings only with SMTP_URL, MAIL_FROM and PUBLIC_URL", () => {
+    const mail = {
+      SMTP_URL: 'smtp://smtp.example:587',
+      MAIL_FROM: 'no-reply@tasjeel.example',
+      PUBLIC_URL: 'https://tasjeel.example/',
+    };
+    expect(loadMailSettings({})).toBeUndefined();
+    expect(loadMailSettings({ ...mail, PUBLIC_URL: '' })).toBeUndefined();
+    // A setting of the server alone is not read.
+    expect(loadMailSettings({ ...mail, PORT: 'not a port', BRAND_LICENCE: '08126-37' })).toEqual({
+      publicUrl: 'https://tasjeel.example',
+      brand: {
+        name: ar.brandDefault,
+        logo: undefined,
+        licence: '08126-37',
+        privacyUrl: undefined,
+        privacyVersion: undefined,
+      },
+      summaries: loadConfig({}).summaries,
+    });
+    expect(() => loadMailSettings({ ...mail, REVIEW_DIGEST_AT: 'noon' })).toThrow(
+      /^Invalid environment:\n {2}REVIEW_DIGEST_AT: /,
+    );
   });
 
   it('refuses SMTP_URL without MAIL_FROM, and never quotes the relay password', () => {

@@ -185,12 +185,12 @@ function addressed(
  * before, a team leader's also each member's line (the directory's team) and the team's totals.
  * One count by marketer of each week, for all of them, in one read transaction.
  */
-async function marketerMails(
+async function marketerSummaries(
   options: SummariesOptions,
   subscribers: readonly Subscriber[],
   week: Week,
   now: Date,
-): Promise<(() => Promise<Mail>)[]> {
+): Promise<WeeklySummary[]> {
   if (subscribers.length === 0) return [];
   const { database, links, onUnkept } = options;
   const before = weekBefore(week);
@@ -216,7 +216,7 @@ async function marketerMails(
   const lastWeek = byMarketer(previous);
   const numbersOf = (id: string, week: Map<string | null, WeekNumbers>) =>
     week.get(id) ?? weekNumbers();
-  return subscribers.map((subscriber) => () => {
+  return subscribers.map((subscriber) => {
     const id = subscriber.subject;
     const mail: MarketerWeekMail = {
       marketing_id: id,
@@ -239,9 +239,7 @@ async function marketerMails(
         previous: added(members.map((member) => numbersOf(member, lastWeek))),
       };
     }
-    return composeMarketerWeek(mail, links.brand).then((words) =>
-      addressed(links, 'weekly', subscriber, week.from, words),
-    );
+    return { subscriber, kind: 'marketer', mail };
   });
 }
 
@@ -253,12 +251,12 @@ const topShown = 5;
  * those days (buildProgramStats), the five marketers and the five campaigns that brought the
  * most clients (only those that brought any).
  */
-async function programMails(
+async function programSummaries(
   options: SummariesOptions,
   subscribers: readonly Subscriber[],
   week: Week,
   now: Date,
-): Promise<(() => Promise<Mail>)[]> {
+): Promise<WeeklySummary[]> {
   if (subscribers.length === 0) return [];
   const { database, links, onUnkept } = options;
   const stats = await buildProgramStats(createCountPeriods(database, onUnkept), week, now);
@@ -284,7 +282,7 @@ async function programMails(
     clients,
     leads,
   }));
-  return subscribers.map((subscriber) => () => {
+  return subscribers.map((subscriber) => {
     const mail: ProgramWeekMail = {
       week,
       totals: weekNumbers(stats.totals),
@@ -294,10 +292,36 @@ async function programMails(
       pageUrl: links.program,
       unsubscribeUrl: links.unsubscribe('weekly', subscriber.unsubscribe_token),
     };
-    return composeProgramWeek(mail, links.brand).then((words) =>
-      addressed(links, 'weekly', subscriber, week.from, words),
-    );
+    return { subscriber, kind: 'program', mail };
   });
+}
+
+/** One person's summary of a week: a marketer's (or a team leader's), or the programme's. */
+export type WeeklySummary = { subscriber: Subscriber } & (
+  { kind: 'marketer'; mail: MarketerWeekMail } | { kind: 'program'; mail: ProgramWeekMail }
+);
+
+/** The summaries of `week` of everyone who wants one now, a week with nothing in it too. */
+export async function weeklySummaries(
+  options: SummariesOptions,
+  week: Week,
+  now: Date,
+): Promise<WeeklySummary[]> {
+  const subscribers = await subscribersWanting(options.database.db, 'weekly_summary');
+  return [
+    ...(await marketerSummaries(
+      options,
+      subscribers.filter((one) => one.audience !== 'program'),
+      week,
+      now,
+    )),
+    ...(await programSummaries(
+      options,
+      subscribers.filter((one) => one.audience === 'program'),
+      week,
+      now,
+    )),
+  ];
 }
 
 /**
@@ -313,24 +337,53 @@ export async function sendWeekly(
   const { database } = options;
   const run = await claimRun(database, 'weekly', week.from, now, force);
   if (run !== 'claimed') return { run, queued: 0 };
-  const subscribers = await subscribersWanting(database.db, 'weekly_summary');
-  const mails = [
-    ...(await marketerMails(
-      options,
-      subscribers.filter((one) => one.audience !== 'program'),
-      week,
-      now,
-    )),
-    ...(await programMails(
-      options,
-      subscribers.filter((one) => one.audience === 'program'),
-      week,
-      now,
-    )),
-  ];
+  const { brand } = options.links;
+  const mails = (await weeklySummaries(options, week, now)).map(
+    (summary) => async () =>
+      addressed(
+        options.links,
+        'weekly',
+        summary.subscriber,
+        week.from,
+        summary.kind === 'program'
+          ? await composeProgramWeek(summary.mail, brand)
+          : await composeMarketerWeek(summary.mail, brand),
+      ),
+  );
   const queued = await queueAll(database, mails, now);
   await finishRun(database, 'weekly', week.from, now);
   return { run, queued };
+}
+
+/**
+ * The review digest of now, for each programme role who wants it: how many leads await review
+ * and how many whole days the oldest has waited, as the review list counts them (its count and
+ * its head); none when nothing awaits.
+ */
+export async function reviewDigests(
+  { database, links, leadReviews }: SummariesOptions,
+  now: Date,
+): Promise<{ subscriber: Subscriber; mail: ReviewMail }[]> {
+  const subscribers = (await subscribersWanting(database.db, 'review_digest')).filter(
+    (one) => one.audience === 'program',
+  );
+  if (subscribers.length === 0) return [];
+  const list = await leadReviews.list({ awaiting: 1, decided: 0 });
+  const oldest = list === 'not_found' ? undefined : list.leads[0];
+  if (list === 'not_found' || list.count === 0 || oldest === undefined) return [];
+  const oldestDays = Math.max(
+    0,
+    Math.floor((now.getTime() - Date.parse(oldest.created_at)) / 86_400_000),
+  );
+  return subscribers.map((subscriber) => ({
+    subscriber,
+    mail: {
+      awaiting: list.count,
+      oldestDays,
+      listUrl: links.reviewList,
+      unsubscribeUrl: links.unsubscribe('review', subscriber.unsubscribe_token),
+    },
+  }));
 }
 
 /**
@@ -344,32 +397,14 @@ export async function sendReviewDigest(
   now: Date,
   force = false,
 ): Promise<RunOutcome> {
-  const { database, links, leadReviews } = options;
+  const { database, links } = options;
   const run = await claimRun(database, 'review', day, now, force);
   if (run !== 'claimed') return { run, queued: 0 };
-  const subscribers = (await subscribersWanting(database.db, 'review_digest')).filter(
-    (one) => one.audience === 'program',
+  const mails = (await reviewDigests(options, now)).map(
+    ({ subscriber, mail }) =>
+      async () =>
+        addressed(links, 'review', subscriber, day, await composeReview(mail, links.brand)),
   );
-  const list =
-    subscribers.length === 0 ? undefined : await leadReviews.list({ awaiting: 1, decided: 0 });
-  const oldest = list === undefined || list === 'not_found' ? undefined : list.leads[0];
-  const mails =
-    list === undefined || list === 'not_found' || list.count === 0 || oldest === undefined
-      ? []
-      : subscribers.map((subscriber) => () => {
-          const mail: ReviewMail = {
-            awaiting: list.count,
-            oldestDays: Math.max(
-              0,
-              Math.floor((now.getTime() - Date.parse(oldest.created_at)) / 86_400_000),
-            ),
-            listUrl: links.reviewList,
-            unsubscribeUrl: links.unsubscribe('review', subscriber.unsubscribe_token),
-          };
-          return composeReview(mail, links.brand).then((words) =>
-            addressed(links, 'review', subscriber, day, words),
-          );
-        });
   const queued = await queueAll(database, mails, now);
   await finishRun(database, 'review', day, now);
   return { run, queued };
