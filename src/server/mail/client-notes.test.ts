@@ -7,6 +7,7 @@ import {
   describeOnBackends,
   type TestBackend,
 } from '../../../testing/server-test-helpers';
+import { freePort } from '../../../testing/server-process';
 import { startSmtpRelay } from '../../../testing/smtp-relay';
 import { leadCommand } from '../cli/lead';
 
@@ -140,6 +141,51 @@ describeOnBackends('a client note on $name', (backend) => {
     await test.setStatus(refused, 'lost');
     await test.setStatus(refused, 'client');
     expect(await test.outbox()).toMatchObject([{ kind: 'client', dedupe_key: `42:${refused}` }]);
+  });
+
+  it('changes the status at once while the relay is down, and sends the note once it is up', async () => {
+    const port = await freePort();
+    const test = await buildTestApp(
+      backend,
+      {
+        LEADS_API_KEY: key,
+        SMTP_URL: `smtp://tasjeel:relay-password@127.0.0.1:${port}`,
+        ...mailEnv,
+      },
+      { mailSending: { pollMs: 20 } },
+    );
+    const { database } = test.services;
+    await subscribe(database, { subject: '42', audience: 'marketer', client_alerts: 1 });
+    const id = (
+      await test.app.inject({
+        method: 'POST',
+        url: '/api/external-register',
+        payload: buildPayload(sara, premium42),
+      })
+    ).json<{ id: string }>().id;
+    const changed = await test.app.inject({
+      method: 'POST',
+      url: `/api/leads/${id}/status`,
+      headers: { authorization: `Bearer ${key}` },
+      payload: { status: 'client' },
+    });
+    expect(changed.statusCode).toBe(200);
+    const note = () =>
+      database.db
+        .selectFrom('mail_outbox')
+        .select(['status', 'attempts', 'last_error'])
+        .where('kind', '=', 'client')
+        .executeTakeFirst();
+    await expect.poll(async () => (await note())?.attempts ?? 0).toBeGreaterThanOrEqual(1);
+    expect(await note()).toMatchObject({
+      status: 'pending',
+      last_error: expect.stringMatching(/ECONNREFUSED/),
+    });
+
+    const relay = await startSmtpRelay(undefined, port);
+    onTestFinished(() => relay.close());
+    await expect.poll(async () => (await note())?.status).toBe('sent');
+    expect(relay.accepted.map(({ to }) => to)).toEqual([['42@people.example']]);
   });
 
   it('queues nothing while e-mail is off', async () => {
