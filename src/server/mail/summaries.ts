@@ -98,15 +98,17 @@ export async function claimRun(
   return numUpdatedRows > 0n ? 'claimed' : 'running';
 }
 
+/** Marks a run finished, `elapsedMs` after its start at `now`: the run's own length is kept. */
 async function finishRun(
   database: Database,
   kind: MailRunsTable['kind'],
   period: string,
   now: Date,
+  elapsedMs: number,
 ): Promise<void> {
   await database.db
     .updateTable('mail_runs')
-    .set({ finished_at: now.toISOString() })
+    .set({ finished_at: new Date(now.getTime() + elapsedMs).toISOString() })
     .where('kind', '=', kind)
     .where('period', '=', period)
     .execute();
@@ -335,6 +337,7 @@ export async function sendWeekly(
   force = false,
 ): Promise<RunOutcome> {
   const { database } = options;
+  const started = performance.now();
   const run = await claimRun(database, 'weekly', week.from, now, force);
   if (run !== 'claimed') return { run, queued: 0 };
   const { brand } = options.links;
@@ -351,7 +354,7 @@ export async function sendWeekly(
       ),
   );
   const queued = await queueAll(database, mails, now);
-  await finishRun(database, 'weekly', week.from, now);
+  await finishRun(database, 'weekly', week.from, now, performance.now() - started);
   return { run, queued };
 }
 
@@ -398,6 +401,7 @@ export async function sendReviewDigest(
   force = false,
 ): Promise<RunOutcome> {
   const { database, links } = options;
+  const started = performance.now();
   const run = await claimRun(database, 'review', day, now, force);
   if (run !== 'claimed') return { run, queued: 0 };
   const mails = (await reviewDigests(options, now)).map(
@@ -406,6 +410,6 @@ export async function sendReviewDigest(
         addressed(links, 'review', subscriber, day, await composeReview(mail, links.brand)),
   );
   const queued = await queueAll(database, mails, now);
-  await finishRun(database, 'review', day, now);
+  await finishRun(database, 'review', day, now, performance.now() - started);
   return { run, queued };
 }
