@@ -6,7 +6,15 @@ import type {
   ReviewMail,
   WeekNumbers,
 } from '../src/domain/notifications';
-import type { MailBrand } from '../src/mail/compose';
+import {
+  composeClient,
+  composeConfirmation,
+  composeMarketerWeek,
+  composeProgramWeek,
+  composeReview,
+  type ComposedMail,
+  type MailBrand,
+} from '../src/mail/compose';
 import { sampleBrand } from './sample-brand';
 
 // One made-up e-mail of each kind, with the provider of sample-brand.ts: for the e-mails' tests,
@@ -115,3 +123,14 @@ export const sampleReview: ReviewMail = {
   listUrl: `${origin}/program#review-heading`,
   unsubscribeUrl: stop('review'),
 };
+
+/** Each sample e-mail composed as the server composes it, by the name its tests and pictures use. */
+export const sampleMails = {
+  confirmation: () => composeConfirmation(sampleConfirmation, sampleMailBrand),
+  client: () => composeClient(sampleClient, sampleMailBrand),
+  'marketer-week': () => composeMarketerWeek(sampleMarketerWeek, sampleMailBrand),
+  'team-leader-week': () => composeMarketerWeek(sampleTeamLeaderWeek, sampleMailBrand),
+  'empty-week': () => composeMarketerWeek(sampleEmptyWeek, sampleMailBrand),
+  'program-week': () => composeProgramWeek(sampleProgramWeek, sampleMailBrand),
+  review: () => composeReview(sampleReview, sampleMailBrand),
+} satisfies Record<string, () => Promise<ComposedMail>>;

@@ -34,7 +34,7 @@ export const styles = {
   page: {
     backgroundColor: colours.page,
     direction: 'rtl',
-    padding: '16px 8px',
+    padding: '12px 4px',
     fontFamily: font,
   },
   card: {
@@ -85,6 +85,8 @@ export const styles = {
     fontWeight: 700,
     color: colours.text,
     verticalAlign: 'top',
+    // A long campaign or id breaks rather than push the table past a phone's edge.
+    overflowWrap: 'anywhere',
   },
   td: {
     textAlign: 'right',
@@ -92,6 +94,7 @@ export const styles = {
     borderBottom: `1px solid ${colours.border}`,
     color: colours.text,
     verticalAlign: 'top',
+    overflowWrap: 'anywhere',
   },
   footer: { borderTop: `1px solid ${colours.border}`, marginTop: '24px', paddingTop: '12px' },
 } satisfies Record<string, CSSProperties>;

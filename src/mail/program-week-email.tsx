@@ -79,10 +79,13 @@ export function ProgramWeekEmail({ mail, brand }: { mail: ProgramWeekMail; brand
       ) : (
         <DataTable
           caption={arProgram.byCampaign}
-          columns={[arProgram.source, arProgram.campaign, arStats.statSignUps, arStats.statClients]}
+          columns={[
+            arMail.campaignName(arProgram.source, arProgram.campaign),
+            arStats.statSignUps,
+            arStats.statClients,
+          ]}
           rows={campaigns.map(({ source, campaign, figures }) => [
-            source,
-            campaign,
+            arMail.campaignName(source, campaign),
             ...figures.map((f) => f.value),
           ])}
         />

@@ -49,8 +49,9 @@ export function weekRows(numbers: WeekNumbers, previous: WeekNumbers): WeekRow[]
 }
 
 /**
- * A member's week, as their line on a team leader's summary: each figure after its label. Not the
- * unique visitors: five columns are as many as a 320 px phone shows side by side.
+ * A member's week, as their line on a team leader's summary: each figure after its label. Their
+ * sign-ups, clients and conversion (the team's visits are in its totals): with the member, four
+ * columns are as many as a 320 px phone shows side by side.
  */
 export function memberFigures(numbers: WeekNumbers): { label: string; value: string }[] {
   return [
@@ -59,7 +60,7 @@ export function memberFigures(numbers: WeekNumbers): { label: string; value: str
   ];
 }
 
-const memberCounts = counts.filter(([, key]) => key !== 'unique_visitors');
+const memberCounts = counts.filter(([, key]) => key === 'leads' || key === 'clients');
 
 /** The members' table's columns after the member: memberFigures's labels. */
 export const memberColumns = [...memberCounts.map(([label]) => label), arStats.statConversion];
