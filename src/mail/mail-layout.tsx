@@ -173,7 +173,13 @@ export function WeekTable({ caption, rows }: { caption: string; rows: WeekRow[] 
         arMail.columnPreviousWeek,
         arMail.columnChange,
       ]}
-      rows={rows.map((row) => [row.label, row.value, row.previous, row.change?.drawn ?? ''])}
+      // The arrow stays with its percentage (a narrow column would break between them).
+      rows={rows.map((row) => [
+        row.label,
+        row.value,
+        row.previous,
+        row.change?.drawn.replace(' ', '\u00a0') ?? '',
+      ])}
     />
   );
 }

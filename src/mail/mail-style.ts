@@ -85,8 +85,6 @@ export const styles = {
     fontWeight: 700,
     color: colours.text,
     verticalAlign: 'top',
-    // A long campaign or id breaks rather than push the table past a phone's edge.
-    overflowWrap: 'anywhere',
   },
   td: {
     textAlign: 'right',
@@ -94,7 +92,6 @@ export const styles = {
     borderBottom: `1px solid ${colours.border}`,
     color: colours.text,
     verticalAlign: 'top',
-    overflowWrap: 'anywhere',
   },
   footer: { borderTop: `1px solid ${colours.border}`, marginTop: '24px', paddingTop: '12px' },
 } satisfies Record<string, CSSProperties>;
