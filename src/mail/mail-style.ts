@@ -15,7 +15,7 @@ const colours = {
 
 export const darkCss = `
 :root { color-scheme: light dark; supported-color-schemes: light dark; }
-body { margin: 0; padding: 0; }
+body { margin: 0; padding: 0; background-color: ${colours.page}; }
 @media (prefers-color-scheme: dark) {
   body, .mail-page { background-color: #0e1712 !important; }
   .mail-card { background-color: #16231c !important; border-color: #3d4f45 !important; }
