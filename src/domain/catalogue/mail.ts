@@ -87,14 +87,15 @@ export const arMail = {
     review: 'إيقاف تنبيهات المراجعة',
   },
 
-  // The plain-text part: a figure and its label on one line, and a link written out after its
-  // words (a plain-text reader has nothing to click but the address).
+  // A value after its label (the client note's package and day, and the plain text's figures).
   line: (label: string, value: string) => `${label}: ${value}`,
+  // The plain-text part's link: written out on its own line after its words (a plain-text reader
+  // has nothing to click but the address).
+  link: (words: string, url: string) => `${words}:\n${url}`,
   // A total of the week, the week before's and the change in words (period-change.ts).
   numberLine: (label: string, value: string, previous: string, change: string | undefined) =>
     `${label}: ${value} (الأسبوع السابق: ${previous}${change === undefined ? '' : `، ${change}`})`,
   // A member's, a marketer's or a campaign's line: who, then each figure after its label.
   figure: (label: string, value: string) => `${label} ${value}`,
   figures: (who: string, figures: string[]) => `${who}: ${figures.join('، ')}`,
-  link: (words: string, url: string) => `${words}:\n${url}`,
 } as const;
