@@ -22,6 +22,8 @@ export default defineConfig({
           setupFiles: ['src/web/test-setup.ts'],
         },
       },
+      // The e-mails, rendered as the server renders them (no DOM).
+      { extends: true, test: { name: 'mail', include: ['src/mail/**/*.test.{ts,tsx}'] } },
       {
         extends: true,
         test: {

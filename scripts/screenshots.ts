@@ -1,6 +1,7 @@
 // `npm run screenshots`: builds the pages into a folder of its own, starts the server from its
 // sources (src/server/main.ts through tsx) on a free port with a fresh SQLite file, and saves a PNG of every
-// screen and state, on a phone and on a desktop, into docs/screenshots/. The server runs with a
+// screen and state, on a phone and on a desktop, into docs/screenshots/, then the e-mails'
+// (mail-screenshots.ts). The server runs with a
 // made-up provider (testing/sample-brand.ts: a name, a logo and a licence), so the pictures show
 // the whole header. Chromium is Debian's (or CHROME_PATH).
 import { execSync } from 'node:child_process';
@@ -27,6 +28,7 @@ import {
 import { sampleBrand, sampleBrandEnv } from '../testing/sample-brand';
 import { startServerProcess } from '../testing/server-process';
 import { chromiumArgs, requireChromium } from './local-machine';
+import { takeMailScreenshots } from './mail-screenshots';
 
 const outDir = 'docs/screenshots';
 const executablePath = requireChromium();
@@ -240,6 +242,7 @@ try {
         await context.close();
       }
     }
+    await takeMailScreenshots(browser, outDir);
   } finally {
     await browser.close();
   }

@@ -1,3 +1,5 @@
+import { render } from '@react-email/render';
+import { createElement, type ReactElement } from 'react';
 import type {
   ClientMail,
   ConfirmationMail,
@@ -5,14 +7,17 @@ import type {
   ProgramWeekMail,
   ReviewMail,
 } from '../domain/notifications';
+import { ClientEmail, clientSubject, clientText } from './client-email';
+import { ConfirmationEmail, confirmationSubject, confirmationText } from './confirmation-email';
+import type { MailBrand } from './mail-brand';
+import { MarketerWeekEmail, marketerWeekSubject, marketerWeekText } from './marketer-week-email';
+import { ProgramWeekEmail, programWeekSubject, programWeekText } from './program-week-email';
+import { ReviewEmail, reviewSubject, reviewText } from './review-email';
 
-/** The provider as every e-mail names it: as on the pages. */
-export interface MailBrand {
-  name: string;
-  /** The logo's absolute address on PUBLIC_URL; none without BRAND_LOGO. */
-  logoUrl?: string;
-  licence?: string;
-}
+// The server's one door to the e-mails (lint keeps src/mail beside the server, building on
+// domain alone): each compose gives the subject, the plain-text part and the HTML of one
+// e-mail, rendered by React Email from the components beside this file.
+export type { MailBrand };
 
 /** An e-mail's words: its subject, its plain-text part and its HTML. */
 export interface ComposedMail {
@@ -21,17 +26,41 @@ export interface ComposedMail {
   html: string;
 }
 
-// Interim plain text until the e-mails' HTML lands (issue 49).
-const plain = (subject: string, lines: string[]): Promise<ComposedMail> =>
-  Promise.resolve({ subject, text: lines.join('\n'), html: `<p>${lines.join('<br>')}</p>` });
+async function compose(subject: string, email: ReactElement, text: string): Promise<ComposedMail> {
+  return { subject, text, html: await render(email) };
+}
 
 export const composeConfirmation = (mail: ConfirmationMail, brand: MailBrand) =>
-  plain(brand.name, [mail.confirmUrl]);
+  compose(
+    confirmationSubject(brand),
+    createElement(ConfirmationEmail, { mail, brand }),
+    confirmationText(mail, brand),
+  );
+
 export const composeClient = (mail: ClientMail, brand: MailBrand) =>
-  plain(brand.name, [mail.day, mail.pageUrl]);
+  compose(
+    clientSubject(brand),
+    createElement(ClientEmail, { mail, brand }),
+    clientText(mail, brand),
+  );
+
 export const composeMarketerWeek = (mail: MarketerWeekMail, brand: MailBrand) =>
-  plain(brand.name, [mail.week.from, String(mail.numbers.leads)]);
+  compose(
+    marketerWeekSubject(brand),
+    createElement(MarketerWeekEmail, { mail, brand }),
+    marketerWeekText(mail, brand),
+  );
+
 export const composeProgramWeek = (mail: ProgramWeekMail, brand: MailBrand) =>
-  plain(brand.name, [mail.week.from, String(mail.totals.leads)]);
+  compose(
+    programWeekSubject(brand),
+    createElement(ProgramWeekEmail, { mail, brand }),
+    programWeekText(mail, brand),
+  );
+
 export const composeReview = (mail: ReviewMail, brand: MailBrand) =>
-  plain(brand.name, [String(mail.awaiting), mail.listUrl]);
+  compose(
+    reviewSubject(mail, brand),
+    createElement(ReviewEmail, { mail, brand }),
+    reviewText(mail, brand),
+  );

@@ -1,5 +1,5 @@
 import { arStats } from '../domain/catalogue/marketer-stats';
-import { formatDate, formatNumber } from './stats-format';
+import { formatDate, formatNumber } from '../domain/stats-format';
 
 /** One day of the numbers' answers (YYYY-MM-DD, UTC). */
 export interface Day {

@@ -14,7 +14,7 @@ import { namedMarketer } from './named-marketer';
 import { PeriodControls } from './period-controls';
 import { usePeriodStats } from './use-period-stats';
 import { ScrollingTable } from './scrolling-table';
-import { anyMoreLeads, formatNumber, formatRate } from './stats-format';
+import { anyMoreLeads, formatNumber, formatRate } from '../domain/stats-format';
 import { ConversionTotal, Total } from './stats-total';
 
 /**

@@ -1,7 +1,7 @@
 import { arStats } from '../domain/catalogue/marketer-stats';
 import { arProgram } from '../domain/catalogue/program';
 import type { ProgramNumbers } from '../domain/program-stats';
-import { formatConversion, formatNumber, formatRate } from './stats-format';
+import { formatConversion, formatNumber, formatRate } from '../domain/stats-format';
 
 /** The number columns of the programme's tables, in their order. */
 export const numberColumns = [

@@ -9,7 +9,7 @@ import { marketerStatsMeta } from '../domain/marketer-stats';
 import { packageLabels } from '../domain/packages';
 import type { ProgramMarketerStats } from '../domain/program-marketer';
 import type { ProgramNumbers, ProgramTotals } from '../domain/program-stats';
-import { formatRate } from './stats-format';
+import { formatRate } from '../domain/stats-format';
 import { renderApp } from './test-helpers';
 
 const path = '/register/program/marketers/m-42';

@@ -21,7 +21,7 @@ import { ProgramPeriodControls } from './program-period-controls';
 import { ProgramTotalsList } from './program-totals';
 import { CampaignsTable, PackagesTable } from './ranked-table';
 import { LeadFacts } from './review-list';
-import { anyMoreLeads, formatFullDate, formatNumber } from './stats-format';
+import { anyMoreLeads, formatFullDate, formatNumber } from '../domain/stats-format';
 import { Total } from './stats-total';
 import { usePeriodStats } from './use-period-stats';
 

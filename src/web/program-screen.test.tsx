@@ -19,7 +19,8 @@ import {
   type ProgramNumbers,
   type ProgramStats,
 } from '../domain/program-stats';
-import { formatDate, formatFullDate, formatNumber, formatRate, formatTime } from './stats-format';
+import { formatDate, formatFullDate, formatNumber, formatRate } from '../domain/stats-format';
+import { formatTime } from './stats-format';
 import { renderApp } from './test-helpers';
 
 const path = '/register/program';

@@ -24,7 +24,7 @@ import { ProgramTotalsList } from './program-totals';
 import { cell, numberColumns } from './program-columns';
 import { CampaignsTable, PackagesTable, RankedTable } from './ranked-table';
 import { ScrollingTable } from './scrolling-table';
-import { anyMoreLeads, formatFullDate } from './stats-format';
+import { anyMoreLeads, formatFullDate } from '../domain/stats-format';
 
 const refusals: Record<number, string> = {
   401: arProgram.errorSignIn,

@@ -2,7 +2,7 @@ import { arStats } from '../domain/catalogue/marketer-stats';
 import { arProgram } from '../domain/catalogue/program';
 import { conversion } from '../domain/conversion';
 import type { ProgramTotals } from '../domain/program-stats';
-import { formatConversion, formatNumber, formatRate } from './stats-format';
+import { formatConversion, formatNumber, formatRate } from '../domain/stats-format';
 import { ConversionTotal, Total } from './stats-total';
 import { TotalChange } from './total-change';
 

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { arStats } from '../domain/catalogue/marketer-stats';
 import { conversion } from '../domain/conversion';
-import { formatConversion } from './stats-format';
+import { formatConversion } from '../domain/stats-format';
 
 /**
  * One figure of a period's totals, in their `<dl>`: its label and its value as shown (`words`:
