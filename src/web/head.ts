@@ -1,3 +1,4 @@
+import { arNotifications } from '../domain/catalogue/notifications';
 import { arPreview } from '../domain/catalogue/preview';
 import { ar } from '../domain/catalogue/shared';
 import {
@@ -25,6 +26,8 @@ function previewed(screen: Screen): boolean {
 }
 
 function description(screen: Screen): string {
+  if (screen.kind === 'confirmNotifications') return arNotifications.confirmLead;
+  if (screen.kind === 'stopNotifications') return arNotifications.stop[screen.mailKind].lead;
   if (screen.kind !== 'form') return arPreview.description;
   return previewed(screen) && screen.packageName !== undefined
     ? arPreview.descriptionPackage(packageLabel(screen.packageName))
