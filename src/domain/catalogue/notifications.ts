@@ -27,10 +27,11 @@ export const arNotifications = {
   loading: 'جارٍ تحميل اختياراتك...',
   errorLoad: 'تعذر تحميل اختياراتك',
   buttonRetry: 'إعادة المحاولة',
-  // After a save, and on opening the section: where the e-mails go, or why none do yet.
-  sendingTo: (email: string) => `تصل الرسائل التي اخترتها إلى ${email}`,
+  // After a save, and on opening the section: where the e-mails go, or why none do yet. The
+  // address is isolated left to right (U+2066 … U+2069), or the colon after it would move.
+  sendingTo: (email: string) => `تصل الرسائل التي اخترتها إلى \u2066${email}\u2069`,
   confirmationSent: (email: string) =>
-    `أرسلنا رسالة تأكيد إلى ${email}: افتح الرابط فيها خلال ${confirmationDays} أيام لتبدأ الرسائل`,
+    `أرسلنا رسالة تأكيد إلى \u2066${email}\u2069: افتح الرابط فيها خلال ${confirmationDays} أيام لتبدأ الرسائل`,
   sendingNone: 'لن تصلك أي رسالة',
   // No answer (the connection), or the server busy (503): what was typed stays in the fields.
   errorSave: 'تعذر الحفظ الآن، يرجى المحاولة مرة أخرى بعد قليل',
