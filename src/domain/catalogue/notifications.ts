@@ -24,7 +24,6 @@ export const arNotifications = {
   } satisfies Record<NotificationChoice, string>,
   buttonSave: 'حفظ',
   buttonSaving: 'جارٍ الحفظ...',
-  loading: 'جارٍ تحميل اختياراتك...',
   errorLoad: 'تعذر تحميل اختياراتك',
   buttonRetry: 'إعادة المحاولة',
   // After a save, and on opening the section: where the e-mails go, or why none do yet. The
