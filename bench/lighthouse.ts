@@ -89,11 +89,13 @@ const allCategories = ['performance', 'accessibility', 'best-practices', 'seo'];
 /**
  * One Lighthouse 12 navigation with its defaults: mobile, simulated slow 4G and 4x CPU.
  * `performanceOnly` skips the other categories (the JS-free limit needs its timings only).
+ * `noindex`: the page asks search engines not to index it, on purpose (an e-mail's link, whose
+ * address is a person's token), so SEO is scored without the audit that asks the opposite.
  */
 export async function runLighthouse(
   port: number,
   url: string,
-  { performanceOnly = false } = {},
+  { performanceOnly = false, noindex = false } = {},
 ): Promise<LighthouseRun> {
   const result = await lighthouse(url, {
     port,
@@ -103,7 +105,12 @@ export async function runLighthouse(
     // Not scored (weight 0) and slow: the screenshots, and the back/forward cache check,
     // which navigates away and back.
     disableFullPageScreenshot: true,
-    skipAudits: ['screenshot-thumbnails', 'final-screenshot', 'bf-cache'],
+    skipAudits: [
+      'screenshot-thumbnails',
+      'final-screenshot',
+      'bf-cache',
+      ...(noindex ? ['is-crawlable'] : []),
+    ],
   });
   if (result === undefined) throw new Error(`Lighthouse returned nothing for ${url}`);
   const { lhr } = result;

@@ -18,12 +18,26 @@ const packageForm: Screen = {
 };
 const linkPage: Screen = { name: 'Link page (marketer)', path: '/register/my-registration-link' };
 const programPage: Screen = { name: "Programme's page (admin)", path: '/register/program' };
+// An e-mail's links, opened as a mail scanner or the person does (a GET: the button, nothing
+// done); a token the server does not know draws the same page.
+const confirmPage: Screen = {
+  name: 'E-mail confirmation page',
+  path: '/register/notifications/confirm/bench-token',
+};
+const stopPage: Screen = {
+  name: 'E-mail unsubscribe page',
+  path: '/register/notifications/stop/weekly/bench-token',
+};
 const screens: Screen[] = [
   packageForm,
   { name: 'Free-trial form', path: '/register/register-client' },
   linkPage,
   programPage,
+  confirmPage,
+  stopPage,
 ];
+// Asked not to be indexed (head.ts): their address is a person's token.
+const noindex = [confirmPage, stopPage];
 // The marketers' tools are not held to the forms' JavaScript budget.
 const tools = [linkPage, programPage];
 const limit: Screen = { name: 'JS-free package form', path: jsFreePath };
@@ -57,7 +71,7 @@ const kindNames: Record<Exclude<Kind, 'other'>, string> = {
 };
 
 /**
- * Lighthouse on the three screens and on the JS-free limit, interleaved so that a busy moment
+ * Lighthouse on the screens and on the JS-free limit, interleaved so that a busy moment
  * on the machine falls on all of them alike, then each screen's bytes as served.
  */
 export async function benchPages(distDir: string, scratch: string, log: (line: string) => void) {
@@ -102,7 +116,12 @@ export async function benchPages(distDir: string, scratch: string, log: (line: s
       for (const [screen, list] of runs) {
         log(`lighthouse ${i}/${runsPerScreen}: ${screen.name}`);
         const url = `${originOf(screen)}${screen.path}`;
-        list.push(await runLighthouse(chromium.port, url, { performanceOnly: screen === limit }));
+        list.push(
+          await runLighthouse(chromium.port, url, {
+            performanceOnly: screen === limit,
+            noindex: noindex.includes(screen),
+          }),
+        );
       }
     }
     const medians = new Map([...runs].map(([screen, list]) => [screen, medianRun(list)]));

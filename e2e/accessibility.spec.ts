@@ -1,6 +1,7 @@
 import type { Page } from '@playwright/test';
 import { arForm } from '../src/domain/catalogue/form';
 import { arLinkPage } from '../src/domain/catalogue/link-page';
+import { arNotifications } from '../src/domain/catalogue/notifications';
 import { ar } from '../src/domain/catalogue/shared';
 import {
   arabicName,
@@ -92,6 +93,22 @@ const screens: { screen: string; reach: (page: Page) => Promise<void> }[] = [
     reach: async (page) => {
       await open(page, '/register/my-registration-link');
       await expect(page.getByText(ar.errorNotAuthorized)).toBeVisible();
+    },
+  },
+  {
+    screen: "an e-mail's confirmation page, opened",
+    reach: async (page) => {
+      await open(page, '/register/notifications/confirm/axe-token');
+      await expect(page.getByRole('button', { name: arNotifications.confirmButton })).toBeVisible();
+    },
+  },
+  {
+    screen: "an e-mail's unsubscribe page, opened",
+    reach: async (page) => {
+      await open(page, '/register/notifications/stop/client/axe-token');
+      await expect(
+        page.getByRole('button', { name: arNotifications.stop.client.button }),
+      ).toBeVisible();
     },
   },
   {

@@ -1,5 +1,6 @@
 import type { Page } from '@playwright/test';
 import { arForm } from '../src/domain/catalogue/form';
+import { arNotifications } from '../src/domain/catalogue/notifications';
 import { ar } from '../src/domain/catalogue/shared';
 import { signedUpParameter } from '../src/domain/links';
 import { buildNotes } from '../src/domain/notes';
@@ -15,6 +16,10 @@ const routes = [
   { path: '/register/marketer/3002', marketingId: '3002' },
   { path: '/register/register-client', marketingId: null },
 ];
+
+// An e-mail's links (docs/notifications.md), opened as a mail scanner or the person does.
+const confirmPage = '/register/notifications/confirm/no-script-token';
+const stopPage = '/register/notifications/stop/weekly/no-script-token';
 
 const nameField = (page: Page) => page.getByRole('textbox', { name: arForm.fieldName });
 const emailField = (page: Page) => page.getByRole('textbox', { name: arForm.fieldEmail });
@@ -108,6 +113,27 @@ test.describe('with JavaScript off', () => {
     await expect(page.getByRole('button', { name: arForm.buttonSubmit })).toBeEnabled();
     await expectProvider(page);
   });
+
+  test("an e-mail's confirmation and unsubscribe pages: one button, a form posted to the same address", async ({
+    page,
+  }) => {
+    for (const [path, button, lead] of [
+      [confirmPage, arNotifications.confirmButton, arNotifications.confirmLead],
+      [stopPage, arNotifications.stop.weekly.button, arNotifications.stop.weekly.lead],
+    ] as const) {
+      await test.step(path, async () => {
+        expect((await page.goto(path))?.status()).toBe(200);
+        await expect(page.getByText(lead)).toBeVisible();
+        await expect(page.getByRole('button')).toHaveCount(1);
+        const form = page.locator('form', { has: page.getByRole('button', { name: button }) });
+        await expect(form).toHaveAttribute('method', 'post');
+        // No action: the browser posts to the address it shows, the link's.
+        await expect(form).not.toHaveAttribute('action');
+        await expect(page.getByRole('banner')).toHaveText(brand);
+        await expect(page.getByText(ar.licence(sampleBrand.licence))).toBeVisible();
+      });
+    }
+  });
 });
 
 // axe runs in the page, so these pages keep JavaScript on but never get the app's script: what
@@ -125,6 +151,21 @@ test.describe('the server’s answers, without the app', () => {
     expect(
       await axe(page, 'form posted without the app, signed up', testInfo.project.name),
     ).toEqual([]);
+  });
+
+  test("axe finds nothing on an e-mail's confirmation and unsubscribe pages", async ({
+    page,
+  }, testInfo) => {
+    for (const [path, button] of [
+      [confirmPage, arNotifications.confirmButton],
+      [stopPage, arNotifications.stop.weekly.button],
+    ] as const) {
+      await page.goto(path);
+      await expect(page.getByRole('button', { name: button })).toBeVisible();
+      expect(
+        await axe(page, `e-mail page without the app: ${path}`, testInfo.project.name),
+      ).toEqual([]);
+    }
   });
 
   test('axe finds nothing on the invalid-input page', async ({ page }, testInfo) => {

@@ -14,6 +14,7 @@ import { waitForHydration } from '../e2e/hydration';
 import { arForm } from '../src/domain/catalogue/form';
 import { arLinkPage } from '../src/domain/catalogue/link-page';
 import { arStats } from '../src/domain/catalogue/marketer-stats';
+import { arNotifications } from '../src/domain/catalogue/notifications';
 import { arProgram, arReview } from '../src/domain/catalogue/program';
 import { arProgramMarketer } from '../src/domain/catalogue/program-marketer';
 import { ar } from '../src/domain/catalogue/shared';
@@ -104,6 +105,15 @@ const states: Record<string, (page: Page) => Promise<void>> = {
     await open(page, '/register/program/marketers/1042');
     await page.getByRole('table', { name: arStats.statsByPackage }).waitFor();
     await page.getByRole('heading', { name: arProgramMarketer.outcomes }).waitFor();
+  },
+  // An e-mail's links as they open (a GET: the button, nothing done yet).
+  'mail-confirm': async (page) => {
+    await open(page, '/register/notifications/confirm/screenshot-token');
+    await page.getByRole('button', { name: arNotifications.confirmButton }).waitFor();
+  },
+  'mail-stop': async (page) => {
+    await open(page, '/register/notifications/stop/weekly/screenshot-token');
+    await page.getByRole('button', { name: arNotifications.stop.weekly.button }).waitFor();
   },
   'not-authorised': async (page) => {
     await open(page, linkPath);

@@ -3,9 +3,7 @@
  * may ask for, the API that sets it, the pages its links open, and what each e-mail says. No
  * prospect is in any of it: marketer ids and names, packages, campaigns and numbers only.
  */
-import * as z from 'zod/mini';
 import type { LinkNumbers } from './marketer-stats';
-import { emailSchema } from './registration';
 
 /** `PUT` sets a person's choices, `GET` answers them; with the platform's token. */
 export const notificationsPath = '/api/notifications';
@@ -24,15 +22,6 @@ export const choicesFor: Record<Audience, readonly NotificationChoice[]> = {
   team_leader: ['weekly_summary', 'client_alerts'],
   program: ['weekly_summary', 'review_digest'],
 };
-
-/** `PUT /api/notifications`'s body: every field optional, an absent one keeps its value. */
-export const notificationsSchema = z.strictObject({
-  email: z.optional(emailSchema),
-  weekly_summary: z.optional(z.boolean()),
-  client_alerts: z.optional(z.boolean()),
-  review_digest: z.optional(z.boolean()),
-});
-export type NotificationsInput = z.output<typeof notificationsSchema>;
 
 /** `GET` and `PUT /api/notifications`'s answer. */
 export interface Notifications extends Choices {

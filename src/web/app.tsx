@@ -1,13 +1,23 @@
-import { useEffect } from 'react';
+import { lazy, Suspense, useEffect, type ComponentType } from 'react';
 import { ar } from '../domain/catalogue/shared';
 import { basePath } from '../domain/links';
+import type { MailLinkOutcome } from '../domain/notifications';
 import type { Brand, FormState } from '../domain/render-contract';
 import { BrandProvider } from './brand';
 import { BrandHeader } from './brand-header';
 import { MyLinkPage } from './my-link-page';
 import { ProgramPage } from './program-page';
 import { RegistrationPage } from './registration-page';
+import type { MailLinkScreen } from './mail-link-screen';
 import { matchScreen } from './routes';
+
+// The pages an e-mail's links open: a chunk of their own, so that the forms' JavaScript carries
+// none of it. The server renders them at once (entry-server.tsx passes the module itself:
+// renderToString cannot wait for a chunk); hydration keeps the server's HTML until the chunk is
+// in, then draws the same.
+const LazyMailLinkScreen = lazy(() =>
+  import('./mail-link-screen').then((module) => ({ default: module.MailLinkScreen })),
+);
 
 /**
  * The screen at `location` (its path, /register prefix included). Every link leaves the app,
@@ -16,18 +26,23 @@ import { matchScreen } from './routes';
  * components cost 13 KB gzip of the form's 85 KB JavaScript budget; src/domain/routes.ts
  * still matches as its matcher does).
  * `form` is what the server made of a form post, `formStamp` the time it served the page,
- * signed (server render only).
+ * signed, `mailLink` what it made of the post of an e-mail's page, and `mailLinkScreen` that
+ * page's screen, loaded (server render only).
  */
 export function App({
   location,
   brand,
   form,
   formStamp,
+  mailLink,
+  mailLinkScreen: MailLink = LazyMailLinkScreen,
 }: {
   location: string;
   brand: Brand;
   form?: FormState;
   formStamp?: string;
+  mailLink?: MailLinkOutcome;
+  mailLinkScreen?: ComponentType<Parameters<typeof MailLinkScreen>[0]>;
 }) {
   const screen = matchScreen(location, brand.name, basePath);
   const { title } = screen;
@@ -66,6 +81,10 @@ export function App({
         />
       ) : screen.kind === 'myLink' ? (
         <MyLinkPage />
+      ) : screen.kind === 'confirmNotifications' || screen.kind === 'stopNotifications' ? (
+        <Suspense fallback={<main className="page" aria-busy="true" />}>
+          <MailLink route={screen} outcome={mailLink} />
+        </Suspense>
       ) : (
         <ProgramPage
           marketingId={screen.kind === 'programMarketer' ? screen.marketingId : undefined}

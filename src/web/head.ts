@@ -1,3 +1,4 @@
+import { arNotifications } from '../domain/catalogue/notifications';
 import { arPreview } from '../domain/catalogue/preview';
 import { ar } from '../domain/catalogue/shared';
 import {
@@ -25,14 +26,26 @@ function previewed(screen: Screen): boolean {
 }
 
 function description(screen: Screen): string {
+  if (screen.kind === 'confirmNotifications') return arNotifications.confirmLead;
+  if (screen.kind === 'stopNotifications') return arNotifications.stop[screen.mailKind].lead;
   if (screen.kind !== 'form') return arPreview.description;
   return previewed(screen) && screen.packageName !== undefined
     ? arPreview.descriptionPackage(packageLabel(screen.packageName))
     : arPreview.descriptionFreeTrial;
 }
 
+/**
+ * The pages an e-mail's links open: their address carries a person's token, so it is in no
+ * preview, and search engines are asked to index none of them.
+ */
+type MailLinkScreen = Extract<Screen, { kind: 'confirmNotifications' | 'stopNotifications' }>;
+
+function isMailLink(screen: Screen): screen is MailLinkScreen {
+  return screen.kind === 'confirmNotifications' || screen.kind === 'stopNotifications';
+}
+
 /** A screen's own address: the same link however it was typed (case, trailing slash, query). */
-function canonicalPath(screen: Exclude<Screen, { kind: 'notFound' }>): string {
+function canonicalPath(screen: Exclude<Screen, { kind: 'notFound' } | MailLinkScreen>): string {
   switch (screen.kind) {
     case 'form':
       return registrationPath(screen);
@@ -56,8 +69,9 @@ export function pageHead(screen: Screen, origin: string, brand: Brand): string {
   const text = description(screen);
   type Meta = [attribute: 'name' | 'property', key: string, content: string | number];
   // A 404 has no preview: its address is whatever was asked, text someone wants shown included.
+  // Nor has an e-mail's page: its address is a person's token.
   const preview: Meta[] =
-    screen.kind === 'notFound'
+    screen.kind === 'notFound' || isMailLink(screen)
       ? []
       : [
           ['property', 'og:site_name', brand.name],
@@ -81,6 +95,7 @@ export function pageHead(screen: Screen, origin: string, brand: Brand): string {
         ];
   const meta: Meta[] = [
     ['name', 'description', text],
+    ...(isMailLink(screen) ? [['name', 'robots', 'noindex'] satisfies Meta] : []),
     ...preview,
     // Read by entry-client.tsx (brand.tsx), not by crawlers.
     ['name', brandMeta, JSON.stringify(brand)],

@@ -5,6 +5,7 @@ import { arLinkPage } from '../domain/catalogue/link-page';
 import { arStats } from '../domain/catalogue/marketer-stats';
 import { ar } from '../domain/catalogue/shared';
 import { marketerStatsMeta, type MarketerStats } from '../domain/marketer-stats';
+import { notificationsPath } from '../domain/notifications';
 import { packageLabels } from '../domain/packages';
 import { renderApp } from './test-helpers';
 
@@ -41,8 +42,11 @@ const stats: MarketerStats = {
   ],
 };
 
+// The e-mails' section asks too: a server without e-mails (no SMTP_URL) answers 404.
 function stubFetch(answer: () => Promise<Response>) {
-  const fetch = vi.fn<typeof globalThis.fetch>(answer);
+  const fetch = vi.fn<typeof globalThis.fetch>((input) =>
+    String(input) === notificationsPath ? json({ error: 'not found' }, 404) : answer(),
+  );
   vi.stubGlobal('fetch', fetch);
   return fetch;
 }

@@ -12,6 +12,7 @@ import {
   qrFileName,
   whatsAppShareUrl,
 } from './marketer-link';
+import { NotificationsSection } from './notifications-section';
 import { platformTokenKey } from './platform-token';
 
 // Its own chunk, fetched only when the server says the numbers are on: the form pages never
@@ -31,6 +32,7 @@ export function LinkScreen({ storedUser }: { storedUser: string | null }) {
         <>
           <LinkCard marketingId={marketingId} />
           <MarketerStats />
+          <Notifications />
         </>
       )}
       <LicenceLine />
@@ -46,6 +48,12 @@ function MarketerStats() {
       <MarketerStatsSection storageKey={storageKey} />
     </Suspense>
   );
+}
+
+/** The e-mails the marketer asks for: only with the platform's token, and when the server sends e-mails. */
+function Notifications() {
+  const storageKey = platformTokenKey();
+  return storageKey === null ? null : <NotificationsSection storageKey={storageKey} />;
 }
 
 function LinkCard({ marketingId }: { marketingId: string }) {

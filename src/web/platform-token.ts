@@ -41,9 +41,18 @@ export function fetchWithToken(url: string, storageKey: string, signal?: AbortSi
 
 /** A POST of JSON to the numbers' API with the stored token, when there is one. */
 export function postWithToken(url: string, storageKey: string, body: unknown) {
+  return sendWithToken('POST', url, storageKey, body);
+}
+
+/** A PUT of JSON (the e-mails' choices) with the stored token, when there is one. */
+export function putWithToken(url: string, storageKey: string, body: unknown) {
+  return sendWithToken('PUT', url, storageKey, body);
+}
+
+function sendWithToken(method: 'POST' | 'PUT', url: string, storageKey: string, body: unknown) {
   const token = storedToken(storageKey);
   return fetch(url, {
-    method: 'POST',
+    method,
     credentials: 'same-origin',
     headers: {
       'content-type': 'application/json',

@@ -12,6 +12,7 @@ import {
   type ReviewList,
 } from '../domain/lead-review';
 import { marketerStatsMeta } from '../domain/marketer-stats';
+import { notificationsPath } from '../domain/notifications';
 import { packageLabels } from '../domain/packages';
 import {
   addDays,
@@ -178,12 +179,15 @@ const reviewList: ReviewList = {
 };
 
 /** The server's answers: the review list at its path, `answer` at any other. */
+// The e-mails' section asks too: a server without e-mails (no SMTP_URL) answers 404.
 const answering =
   (answer: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>) =>
   (input: RequestInfo | URL, init?: RequestInit) =>
-    String(input) === reviewListPath && init?.method !== 'POST'
-      ? json(reviewList)
-      : answer(input, init);
+    String(input) === notificationsPath
+      ? json({ error: 'not found' }, 404)
+      : String(input) === reviewListPath && init?.method !== 'POST'
+        ? json(reviewList)
+        : answer(input, init);
 
 function stubFetch(answer: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>) {
   const fetch = vi.fn<typeof globalThis.fetch>(answering(answer));

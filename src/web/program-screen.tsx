@@ -13,6 +13,7 @@ import {
 } from '../domain/program-stats';
 import { LicenceLine } from './brand-header';
 import { marketerName } from './marketer-name';
+import { NotificationsSection } from './notifications-section';
 import { DailyChart } from './daily-chart';
 import { usePeriodStats } from './use-period-stats';
 import { platformTokenKey } from './platform-token';
@@ -35,7 +36,8 @@ const refusals: Record<number, string> = {
 /**
  * The provider's page of the referral programme (docs/program.md), for the platform's token of
  * a programme role: the period's numbers, each day, and the marketers, campaigns and packages
- * ranked; then the flagged leads awaiting a decision on their credit. Loaded with import() by this route only.
+ * ranked; then the flagged leads awaiting a decision on their credit; then the e-mails the role
+ * asks for. Loaded with import() by this route only.
  */
 export function ProgramScreen() {
   const storageKey = platformTokenKey();
@@ -49,6 +51,8 @@ export function ProgramScreen() {
           <Program storageKey={storageKey} />
         )}
       </div>
+      {/* The e-mails the programme role asks for: nothing when the server sends none. */}
+      {storageKey !== null && <NotificationsSection storageKey={storageKey} />}
       <LicenceLine />
     </main>
   );

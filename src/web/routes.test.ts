@@ -18,6 +18,8 @@ describe('matchScreen: the route (src/domain/routes.ts) and its title', () => {
     ['/register/marketer/42', ar.titleGeneric(ar.brandDefault)],
     ['/register/register-client', ar.titleGeneric(ar.brandDefault)],
     ['/register/my-registration-link', ar.titleMyLink(ar.brandDefault)],
+    ['/register/notifications/confirm/abc', ar.titleConfirmNotifications(ar.brandDefault)],
+    ['/register/notifications/stop/weekly/abc', ar.titleStopNotifications(ar.brandDefault)],
     ['/register/unknown', ar.notFound],
   ])('%s', (url, title) => {
     expect(matchScreen(url, ar.brandDefault, basePath)).toEqual({

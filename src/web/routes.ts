@@ -17,6 +17,10 @@ function title(route: Route, brand: string): string {
       return ar.titleProgram(brand);
     case 'programMarketer':
       return ar.titleProgramMarketer(brand);
+    case 'confirmNotifications':
+      return ar.titleConfirmNotifications(brand);
+    case 'stopNotifications':
+      return ar.titleStopNotifications(brand);
     case 'notFound':
       return ar.notFound;
   }

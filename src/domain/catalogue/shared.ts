@@ -12,6 +12,9 @@ export const ar = {
   titleMyLink: (brand: string) => `رابط التسجيل الخاص بي | ${brand}`,
   titleProgram: (brand: string) => `نتائج برنامج الإحالة | ${brand}`,
   titleProgramMarketer: (brand: string) => `نتائج المسوق | ${brand}`,
+  // The pages an e-mail's links open (catalogue/notifications.ts has the rest of their texts).
+  titleConfirmNotifications: (brand: string) => `تأكيد بريدك الإلكتروني | ${brand}`,
+  titleStopNotifications: (brand: string) => `إيقاف الرسائل | ${brand}`,
   // The form's heading, and the free trial's label among the packages on the other screens.
   headingFreeTrial: 'التجربة المجانية',
   fieldPackage: 'الباقة',
