@@ -18,6 +18,7 @@ import { countKeepingPlugin } from './plugins/count-keeping';
 import { leadsPlugin } from './plugins/leads';
 import { mailPlugin } from './plugins/mail';
 import { summariesPlugin } from './plugins/summaries';
+import { notificationsPlugin } from './plugins/notifications';
 import { loadSheddingPlugin } from './plugins/load-shedding';
 import { peoplePlugin } from './plugins/people';
 import { statsPlugin } from './plugins/stats';
@@ -203,6 +204,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
       people: services.people,
     });
   }
+  // PUT and GET /api/notifications, only with SMTP_URL and MARKETER_AUTH_*: same origin only
+  if (config.marketerAuth !== undefined && services.notifications !== undefined) {
+    await app.register(notificationsPlugin, {
+      prefix: '/api',
+      config: config.marketerAuth,
+      now,
+      notifications: services.notifications,
+      people: services.people,
+      isDatabaseUnavailable: database.isUnavailable,
+    });
+  }
   // POST /api/leads/:id/status, only with LEADS_API_KEY: the CRM's, outside the API's CORS
   if (config.leadsApiKeys !== undefined) {
     await app.register(leadsPlugin, {
@@ -222,7 +234,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
       now,
     });
   }
-  // GET /, GET /register/* (assets and server-rendered pages), POST on the form routes
+  // GET /, GET /register/* (assets and server-rendered pages), POST on the form routes and,
+  // with SMTP_URL, on the e-mails' confirmation and unsubscribe pages
   await app.register(pagesPlugin, {
     pages,
     siteUrl: config.siteUrl,
@@ -232,6 +245,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     visits: services.visits,
     metrics,
     isDatabaseUnavailable: database.isUnavailable,
+    notifications: services.notifications,
     ...signUpOptions,
   });
   return { app, services };

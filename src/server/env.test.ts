@@ -189,6 +189,7 @@ describe('loadConfig', () => {
     const mail = loadConfig({
       SMTP_URL: 'smtps://tasjeel:secret@smtp.example:465',
       MAIL_FROM: '"تسجيل" <no-reply@tasjeel.example>',
+      PUBLIC_URL: 'https://tasjeel.example',
     }).mail;
     expect(mail).toMatchObject({
       url: 'smtps://tasjeel:secret@smtp.example:465',
@@ -204,6 +205,7 @@ describe('loadConfig', () => {
       loadConfig({
         SMTP_URL: 'smtp://smtp.example:587',
         MAIL_FROM: 'no-reply@tasjeel.example',
+        PUBLIC_URL: 'https://tasjeel.example',
         MAIL_RETRY_DELAYS: '100ms*3, 1m',
       }).mail?.retryDelaysMs,
     ).toEqual([100, 100, 100, 60_000]);
@@ -253,7 +255,7 @@ describe('loadConfig', () => {
     );
   });
 
-  it('refuses SMTP_URL without MAIL_FROM, and never quotes the relay password', () => {
+  it('refuses SMTP_URL without MAIL_FROM or PUBLIC_URL, and never quotes the relay password', () => {
     let message = '';
     try {
       loadConfig({ SMTP_URL: 'smtp://tasjeel:hunter2-secret@smtp.example:587' });
@@ -261,7 +263,7 @@ describe('loadConfig', () => {
       message = (error as Error).message;
     }
     expect(message).toMatch(
-      /^Invalid environment:\n {2}MAIL_FROM: is required when SMTP_URL is set/,
+      /^Invalid environment:\n {2}MAIL_FROM: is required when SMTP_URL is set\n {2}PUBLIC_URL: is required when SMTP_URL is set/,
     );
     expect(message).not.toContain('hunter2');
     try {

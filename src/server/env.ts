@@ -540,6 +540,11 @@ const configSchema = envSchema
     path: ['MAIL_FROM'],
     message: 'is required when SMTP_URL is set',
   })
+  // An e-mail's links (confirm, unsubscribe, a page) have no page to be relative to.
+  .refine((env) => env.SMTP_URL === undefined || env.PUBLIC_URL !== undefined, {
+    path: ['PUBLIC_URL'],
+    message: 'is required when SMTP_URL is set: the links in the e-mails need its origin',
+  })
   // A version of no notice: the form shows none without PRIVACY_URL.
   .refine((env) => env.PRIVACY_VERSION === undefined || env.PRIVACY_URL !== undefined, {
     path: ['PRIVACY_VERSION'],

@@ -7,6 +7,7 @@ import type { Config } from './env';
 import { createMailOutbox, type MailOutbox } from './mail/mail-outbox';
 import { createClientNotes } from './mail/client-notes';
 import { mailLinks, type MailLinks } from './mail/mail-links';
+import { createNotifications, type NotificationsStore } from './mail/notifications';
 import { createLeadReviews, type LeadReviews } from './leads/lead-reviews';
 import { createLeadStatuses, type LeadStatuses } from './leads/lead-statuses';
 import { createMetrics, type Metrics } from './metrics';
@@ -47,6 +48,8 @@ export interface Services {
   mailOutbox: MailOutbox;
   /** Set with e-mail on (SMTP_URL and PUBLIC_URL): what the e-mails link to, and the brand. */
   mailLinks: MailLinks | undefined;
+  /** What each person asks to be e-mailed (PUT /api/notifications); set with e-mail on. */
+  notifications: NotificationsStore | undefined;
   /** Set (ALTCHA_HMAC_KEY): a sign-up must carry a solved challenge. */
   proofOfWork: ProofOfWork | undefined;
   /** The forms' stamps, and the sign-ups' address hashes, for the flags. */
@@ -129,6 +132,7 @@ export async function createServices(
     outbox: createOutbox(database),
     mailOutbox: createMailOutbox(database),
     mailLinks: links,
+    notifications: links && createNotifications(database, links),
     // One for the API and the pages' form posts; a solved challenge is spent with its sign-up.
     proofOfWork:
       config.altchaHmacKey === undefined ? undefined : createProofOfWork(config.altchaHmacKey),

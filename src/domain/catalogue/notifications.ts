@@ -70,6 +70,13 @@ export const arNotifications = {
   stopInvalid: `هذا الرابط غير صالح أو لم يعد صالحاً. يمكنك إيقاف الرسائل أو تغييرها ${wherePages}.`,
   // Either page, when the server could not do it (the database out of reach).
   linkFailed: 'تعذر إتمام ذلك الآن، يرجى المحاولة مرة أخرى بعد قليل.',
+
+  // The refusals of PUT and GET /api/notifications, as their answers' `error`.
+  errorSignIn: 'يرجى تسجيل الدخول لاختيار الرسائل التي تصلك',
+  errorInvalid: 'تعذر حفظ اختياراتك: تحقق من البريد الإلكتروني',
+  errorChoice: 'هذه الرسالة غير متاحة لك',
+  errorNoEmail: 'اكتب بريدك الإلكتروني لنرسل إليه رسالة التأكيد',
+  errorLimit: 'أرسلنا رسائل تأكيد كثيرة، يرجى استخدام آخر رسالة وصلتك أو المحاولة لاحقًا',
 } as const;
 
 /**

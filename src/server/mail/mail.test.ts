@@ -41,7 +41,13 @@ async function appWithMail(
 ) {
   const built = await buildTestApp(
     backend,
-    { SMTP_URL: smtpUrl, MAIL_FROM: from, MAIL_RETRY_DELAYS: '50ms*100', ...env },
+    {
+      SMTP_URL: smtpUrl,
+      MAIL_FROM: from,
+      PUBLIC_URL: 'https://tasjeel.example',
+      MAIL_RETRY_DELAYS: '50ms*100',
+      ...env,
+    },
     { mailSending: { pollMs: 20 }, ...options },
   );
   const { database } = built.services;

@@ -6,7 +6,7 @@ import {
   type JWTVerifyGetKey,
   type JWTVerifyOptions,
 } from 'jose';
-import { storable } from '../../domain/registration';
+import { emailSchema, storable } from '../../domain/registration';
 import type { MarketerAuthConfig } from '../env';
 
 /** The roles of the provider's platform that have a marketer's link. */
@@ -32,8 +32,10 @@ export type TokenCheck =
    * A valid token: its subject and role (each route says which roles it serves: 403 for the
    * others). team: a team leader's members, as the token lists them; never set for another
    * role, nor for a leader whose token carries no list (the directory's team counts then).
+   * email: the token's `email` claim when it is an address (the notifications' address when the
+   * directory has none, docs/notifications.md).
    */
-  | { kind: 'user'; sub: string; role: string; team?: string[] }
+  | { kind: 'user'; sub: string; role: string; team?: string[]; email?: string }
   /** No token, or one that is not valid now: 401. */
   | { kind: 'refused' }
   /** The platform's keys could not be fetched: no verdict on the token (503). */
@@ -147,11 +149,20 @@ export function createTokenVerifier(
     // without one (exp: 1e308 would otherwise never expire).
     const issuedAt = typeof iat === 'number' ? iat : Date.now() / 1000;
     if (exp === undefined || exp - issuedAt > config.maxAgeMs / 1000) return { kind: 'refused' };
-    if (typeof role !== 'string') return { kind: 'user', sub, role: '' };
+    const email = emailOf(payload.email);
+    const user = { kind: 'user' as const, sub, ...(email !== undefined && { email }) };
+    if (typeof role !== 'string') return { ...user, role: '' };
     // Only a team leader has a team, whatever claims another token carries.
-    if (role !== 'team_leader_marketing') return { kind: 'user', sub, role };
-    return { kind: 'user', sub, role, team: teamOf(payload[config.teamClaim]) };
+    if (role !== 'team_leader_marketing') return { ...user, role };
+    return { ...user, role, team: teamOf(payload[config.teamClaim]) };
   };
+}
+
+/** The token's `email` claim, when it is one address as a sign-up's would be; else none. */
+function emailOf(claim: unknown): string | undefined {
+  if (typeof claim !== 'string') return undefined;
+  const parsed = emailSchema.safeParse(claim);
+  return parsed.success && parsed.data !== '' ? parsed.data : undefined;
 }
 
 /**

@@ -9,6 +9,7 @@ import { proofOfWorkMeta } from '../../domain/form-fields';
 import { basePath, signedUpParameter } from '../../domain/links';
 import type { RouteAttribution } from '../../domain/notes';
 import { marketerStatsMeta } from '../../domain/marketer-stats';
+import type { MailLinkOutcome } from '../../domain/notifications';
 import { utmFromQuery } from '../../domain/registration';
 import type {
   Brand,
@@ -19,8 +20,10 @@ import type {
 } from '../../domain/render-contract';
 import { matchRoute } from '../../domain/routes';
 import { logoSrc, type LogoFile } from '../brand-logo';
+import type { NotificationsStore } from '../mail/notifications';
 import type { Metrics } from '../metrics';
 import { formRoutes, queryOf } from '../registrations/form-routes';
+import { mailLinkRoutes } from './notifications';
 import type { SignUpOptions } from '../registrations/sign-up';
 import type { VisitCounter } from '../visits/visit-counter';
 
@@ -60,6 +63,8 @@ export interface PagesOptions extends SignUpOptions {
   metrics: Metrics | null;
   /** The database's Database.isUnavailable, for the form posts' refusals (refusals.ts). */
   isDatabaseUnavailable: (error: unknown) => boolean;
+  /** Set when e-mails are offered: the posts of their links' pages confirm and stop them. */
+  notifications?: NotificationsStore | undefined;
 }
 
 const immutable = 'public, max-age=31536000, immutable';
@@ -176,6 +181,7 @@ export async function pagesPlugin(
     visits,
     metrics,
     isDatabaseUnavailable,
+    notifications,
   }: PagesOptions,
 ) {
   const brand: Brand = {
@@ -203,8 +209,11 @@ export async function pagesPlugin(
   const siteOrigin = (request: FastifyRequest) =>
     publicUrl ?? `${request.protocol === 'https' ? 'https' : 'http'}://${request.host}`;
 
-  /** The page at the request's URL: the template, filled with the render. */
-  async function pageAt(request: FastifyRequest, form?: FormState) {
+  /**
+   * The page at the request's URL: the template, filled with the render; after a post, what it
+   * did (a form's state, or an e-mail link's outcome).
+   */
+  async function pageAt(request: FastifyRequest, form?: FormState, mailLink?: MailLinkOutcome) {
     const [template, rendered] = await Promise.all([
       pages.template(request.url),
       // Each page its own stamp: its form sends it back, for the fast flag (docs/flags.md).
@@ -213,6 +222,7 @@ export async function pagesPlugin(
         brand,
         form,
         formStamp: evidence.stamp(now()),
+        ...(mailLink !== undefined && { mailLink }),
       }),
     ]);
     // Functions as replacements, so a '$&' in the page is not read as a pattern.
@@ -275,6 +285,10 @@ export async function pagesPlugin(
   app.get('/register', { onResponse: countVisit }, renderPage);
   app.get('/register/*', { onResponse: countVisit }, renderPage);
   await app.register(formRoutes, { ...signUpOptions, isDatabaseUnavailable, siteOrigin, pageAt });
+  // POST on the e-mails' confirmation and unsubscribe pages: no origin check, their own types.
+  if (notifications !== undefined) {
+    await app.register(mailLinkRoutes, { notifications, now, pageAt, rateLimitPerMinute });
+  }
 
   // '/' is the provider's site; standalone, 'back to the site' lands on SITE_URL or the form.
   app.get('/', async (_request, reply) =>

@@ -135,7 +135,7 @@ const programQuery = z.object({
 type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
 
 /** A hook that answers 429 in Arabic, with Retry-After, once the limiter's count is past. */
-function refusedPast(limiter: Limiter) {
+export function refusedPast(limiter: Limiter) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const limit = await limiter(request);
     if (!limit.isAllowed && limit.isExceeded) {
