@@ -40,6 +40,15 @@ export function fixtureOgUrl(url: string): string {
   return `<meta property="og:url" content="${url}" />`;
 }
 
+/**
+ * The screen of an e-mail link's page as the fixture draws it, and what the server told it a post
+ * did ('' on a GET): `<p data-screen="confirmNotifications" data-mail-link="done">`.
+ */
+export function fixtureMailLink(page: string): { screen: string; mailLink: string } | undefined {
+  const match = /<p data-screen="([^"]*)" data-mail-link="([^"]*)">/.exec(page);
+  return match === null ? undefined : { screen: match[1]!, mailLink: match[2]! };
+}
+
 /** The brand the fixture's render was given, which it writes into the head as JSON. */
 export function fixtureBrand(page: string): Brand | undefined {
   const json = /<meta name="fixture-brand" content="([^"]*)">/.exec(page)?.[1];
@@ -85,7 +94,7 @@ export async function writeFixtureBuild(distDir: string): Promise<void> {
   await writeFile(
     join(distDir, 'ssr', 'entry-server.js'),
     `import { matchRoute } from ${JSON.stringify(routesModule)};
-    export function render(url, { origin, brand, form: state, formStamp }) {
+    export function render(url, { origin, brand, form: state, formStamp, mailLink }) {
       const path = url.split('?')[0];
       const { kind } = matchRoute(url, ${JSON.stringify(basePath)});
       if (kind === 'form') {
@@ -94,6 +103,9 @@ export async function writeFixtureBuild(distDir: string): Promise<void> {
         const html = ${JSON.stringify(fixtureForm)} + (state ? fixtureFormState(state) : '') +
           '<input type="hidden" name="${formStampField}" value="' + (formStamp ?? '') + '">';
         return { html, head };
+      }
+      if (kind === 'confirmNotifications' || kind === 'stopNotifications') {
+        return { html: '<p data-screen="' + kind + '" data-mail-link="' + (mailLink ?? '') + '"></p>', head: '' };
       }
       if (kind === 'myLink') {
         return { html: ${JSON.stringify(`<h1>${arLinkPage.heading}</h1>`)}, head: '' };

@@ -178,7 +178,7 @@ type Decision =
       email: string | null;
       /**
        * at_confirmed: the address is the confirmed one, the choices set there at once;
-       * pending: the confirmation awaiting use fits (its choices narrowed to those wanted);
+       * pending: a confirmation of that address awaits use (it takes the choices wanted);
        * confirm: a new confirmation e-mail to `address`; none: nothing wanted.
        */
       step: 'at_confirmed' | 'pending' | 'confirm' | 'none';
@@ -214,11 +214,7 @@ function decide(state: State, user: NotificationsUser, input: NotificationsInput
   } else if (confirmedEmail !== null && sameAddress(address, confirmedEmail)) {
     step = 'at_confirmed';
     kept = wanted;
-  } else if (
-    state.pending !== undefined &&
-    sameAddress(state.pending.email, address) &&
-    onOf(wanted).every((choice) => choicesOfJson(state.pending!.choices)[choice])
-  ) {
+  } else if (state.pending !== undefined && sameAddress(state.pending.email, address)) {
     step = 'pending';
   } else {
     step = 'confirm';
@@ -343,7 +339,8 @@ export function createNotifications(database: Database, links: MailLinks): Notif
         .execute();
     }
     if (step === 'pending') {
-      // Fewer choices than the e-mail listed: its link confirms only those still wanted.
+      // The link proves the address; it confirms what the person asks for on the page when it
+      // is used, as a page's choices are ticked one at a time: one e-mail for them all.
       await trx
         .updateTable('mail_confirmations')
         .set({ choices: JSON.stringify(wanted) })
