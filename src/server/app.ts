@@ -27,6 +27,7 @@ import { proxyTrustPlugin } from './plugins/proxy-trust';
 import { rateLimitPlugin } from './plugins/rate-limit';
 import { securityHeaders, securityHeadersPlugin } from './plugins/security-headers';
 import { retentionPlugin } from './plugins/retention';
+import { eraseExpiredMail } from './mail/mail-personal-data';
 import { deleteSubmissions } from './registrations/personal-data';
 import { visitsPlugin } from './plugins/visits';
 import { webhooksPlugin } from './plugins/webhooks';
@@ -131,6 +132,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
       now,
       deleteSubmissions: (selection) => deleteSubmissions(database, selection),
       erasePeople: (inactiveBefore) => services.people.eraseInactive(inactiveBefore),
+      eraseMail: (before) => eraseExpiredMail(database, before),
     });
   }
   await app.register(webhooksPlugin, {

@@ -187,6 +187,10 @@ describeOnBackends('npm run tasjeel -- people import on $name', (backend) => {
   });
 });
 
+// A marketer who never asked for e-mails: none of their records (docs/notifications.md).
+const noMail = { subscribers: [], confirmations: [], consents: [], emails: [] };
+const noneErased = { subscribers: 0, confirmations: 0, consents: 0, emails: 0 };
+
 describeOnBackends('npm run person -- --marketer on $name', (backend) => {
   it('shows what the directory keeps about a marketer, and null for one it does not know', async () => {
     const test = await stored(backend);
@@ -203,9 +207,10 @@ describeOnBackends('npm run person -- --marketer on $name', (backend) => {
         inactive_since: null,
         updated_at: '2026-11-20T09:00:00.000Z',
       } satisfies Person,
+      mail: noMail,
     });
     const unknown = await run(personCommand, test.databaseUrl, ['--marketer', '1043']);
-    expect(JSON.parse(unknown.out)).toEqual({ marketer: '1043', person: null });
+    expect(JSON.parse(unknown.out)).toEqual({ marketer: '1043', person: null, mail: noMail });
   });
 
   it('--erase removes the marketer from the directory, their leads staying, and asks first', async () => {
@@ -228,9 +233,14 @@ describeOnBackends('npm run person -- --marketer on $name', (backend) => {
     );
     expect(asked).toContain('this marketer');
     expect(erased.code).toBe(0);
-    expect(JSON.parse(erased.out)).toEqual({ marketer: '1042', erased: { people: 1 } });
+    expect(JSON.parse(erased.out)).toEqual({
+      marketer: '1042',
+      erased: { people: 1 },
+      erased_mail: noneErased,
+    });
     expect(erased.err).toBe(backend.database === 'postgres' ? postgresErasureNote : '');
-    expect(postgresErasureNote).toContain(' people;');
+    expect(postgresErasureNote).toMatch(/ people[,;]/);
+    expect(postgresErasureNote).toContain(' mail_subscribers,');
     expect(await kept(test.databaseUrl, '1042')).toEqual({ '1042': null });
     // The prospect's lead on the marketer's link is the prospect's data: it stays.
     expect((await test.rows()).map((row) => row.marketing_id)).toEqual(['1042']);
@@ -241,7 +251,11 @@ describeOnBackends('npm run person -- --marketer on $name', (backend) => {
       '--erase',
       '--yes',
     ]);
-    expect(JSON.parse(again.out)).toEqual({ marketer: '1042', erased: { people: 0 } });
+    expect(JSON.parse(again.out)).toEqual({
+      marketer: '1042',
+      erased: { people: 0 },
+      erased_mail: noneErased,
+    });
     expect(again.err).toBe('');
   });
 });

@@ -1,6 +1,7 @@
 import { marketingIdPattern } from '../../domain/links';
 import { defineCommand, parsePhone, visibleJson, type Terminal } from './command';
 import { exportRecord } from './export';
+import { eraseMail, findMail, type MailErased, type MailRecords } from '../mail/mail-personal-data';
 import { createPeople } from '../people/people';
 import { deleteSubmissions, findPerson, type PersonRow } from '../registrations/personal-data';
 import { toStored } from '../registrations/registration-repository';
@@ -28,6 +29,11 @@ function omit<Row extends object, Key extends keyof Row>(row: Row, ...keys: Key[
   return Object.fromEntries(kept) as Omit<Row, Key>;
 }
 
+const recordsIn = (mail: MailRecords) =>
+  mail.subscribers.length + mail.confirmations.length + mail.consents.length + mail.emails.length;
+const erasedIn = (erased: MailErased) =>
+  erased.subscribers + erased.confirmations + erased.consents + erased.emails;
+
 /**
  * What the directory keeps about one marketer (docs/personal-data.md#the-programmes-people):
  * shown, or erased with `erase`. Their leads are the prospects' data, kept and erased as theirs.
@@ -42,23 +48,28 @@ async function marketer(
   const show = (value: object) => out(`${visibleJson({ marketer: marketingId, ...value }, 2)}\n`);
   const people = createPeople(database);
   const person = (await people.get(marketingId)) ?? null;
+  // Their e-mails' choices, confirmations and consents, by their token's subject: their id.
+  const mail = await findMail(database, { subject: marketingId });
   if (!erase) {
-    show({ person });
+    show({ person, mail });
     return 0;
   }
   if (
-    person !== null &&
+    (person !== null || recordsIn(mail) > 0) &&
     !yes &&
     !(await confirm?.(
-      'Erase what the directory keeps about this marketer (their name, e-mail and team)? [y/N] ',
+      "Erase what the directory keeps about this marketer (their name, e-mail and team) and their e-mails' records? [y/N] ",
     ))
   ) {
     err('Nothing erased.\n');
     return 1;
   }
   const erased = person !== null && (await people.remove(marketingId));
-  show({ erased: { people: erased ? 1 : 0 } });
-  if (erased && database.kind === 'postgres') err(postgresErasureNote);
+  const erasedMail = await eraseMail(database, { subject: marketingId });
+  show({ erased: { people: erased ? 1 : 0 }, erased_mail: erasedMail });
+  if ((erased || erasedIn(erasedMail) > 0) && database.kind === 'postgres') {
+    err(postgresErasureNote);
+  }
   return 0;
 }
 
@@ -66,7 +77,8 @@ async function marketer(
  * `npm run person`: everything stored about one person, as JSON (a request for access), and with
  * --erase, every submission of theirs deleted with the history of its status and its webhook
  * events (a request for erasure); the report's totals keep their counts. With --marketer, what
- * the directory of the programme's people keeps about a marketer.
+ * the directory of the programme's people keeps about a marketer. By e-mail or marketer, the
+ * e-mails' records too: choices, confirmations, consents and the e-mails sent or waiting.
  */
 export const personCommand = defineCommand({
   name: 'person',
@@ -113,22 +125,29 @@ export const personCommand = defineCommand({
     const { out, err, confirm } = terminal;
     const show = (value: object) => out(`${visibleJson({ ...selection, ...value }, 2)}\n`);
     const rows = await findPerson(database, selection);
+    // By e-mail, the address may be a marketer's or a manager's too: their e-mails' records.
+    const mail = 'email' in selection ? await findMail(database, selection) : undefined;
     if (!erase) {
-      show({ submissions: rows.map(describe) });
+      show({ submissions: rows.map(describe), ...(mail && { mail }) });
       return 0;
     }
-    if (rows.length === 0) {
+    const mailRecords = mail === undefined ? 0 : recordsIn(mail);
+    if (rows.length === 0 && mailRecords === 0) {
       show({
         erased: { submissions: 0, status_changes: 0, reviews: 0, webhook_events: 0, ids: [] },
+        ...(mail && {
+          erased_mail: { subscribers: 0, confirmations: 0, consents: 0, emails: 0 },
+        }),
       });
       return 0;
     }
     const events = rows.reduce((sum, row) => sum + row.webhook_events.length, 0);
     const changes = rows.reduce((sum, row) => sum + row.status_changes.length, 0);
+    const ofMail = mail === undefined ? '' : ` and ${mailRecords} records of e-mails`;
     if (
       !yes &&
       !(await confirm?.(
-        `Erase ${rows.length} submissions, ${changes} changes of their status and ${events} webhook events of this person? [y/N] `,
+        `Erase ${rows.length} submissions, ${changes} changes of their status, ${events} webhook events${ofMail} of this person? [y/N] `,
       ))
     ) {
       err('Nothing erased.\n');
@@ -138,6 +157,7 @@ export const personCommand = defineCommand({
       database,
       selection,
     );
+    const erasedMail = 'email' in selection ? await eraseMail(database, selection) : undefined;
     show({
       erased: {
         submissions: ids.length,
@@ -146,6 +166,7 @@ export const personCommand = defineCommand({
         webhook_events: webhookEvents,
         ids,
       },
+      ...(erasedMail && { erased_mail: erasedMail }),
     });
     // SQLite zeroes the rows (secure_delete); PostgreSQL only marks them dead, and VACUUM only
     // frees their space: their bytes stay in the pages until the table is rewritten.
@@ -159,7 +180,8 @@ export const personCommand = defineCommand({
  * rows, what was written about the rows (flags, decisions, the history of the status, webhook
  * events), and the counts where an erasure renames a one-person campaign (visits, their totals,
  * the deleted leads' totals, the kept days' counts); and the directory, where a marketer's name
- * and e-mail were (--marketer, and retention's erasures).
+ * and e-mail were (--marketer, and retention's erasures); and the e-mails' addresses, choices,
+ * consents and the e-mails themselves.
  */
 const erasedTables = [
   'registrations',
@@ -172,6 +194,10 @@ const erasedTables = [
   'sign_up_totals',
   'count_rollups',
   'people',
+  'mail_subscribers',
+  'mail_confirmations',
+  'mail_consents',
+  'mail_outbox',
 ] satisfies (keyof Tables)[];
 
 /**

@@ -1,5 +1,6 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import fp from 'fastify-plugin';
+import type { MailErased } from '../mail/mail-personal-data';
 import type { Deleted, Selection } from '../registrations/personal-data';
 
 export interface RetentionPluginOptions {
@@ -10,6 +11,8 @@ export interface RetentionPluginOptions {
   deleteSubmissions: (selection: Selection) => Promise<Deleted>;
   /** people/people.ts's: erases the names and e-mails of those inactive since before; how many. */
   erasePeople: (inactiveBefore: string) => Promise<number>;
+  /** mail/mail-personal-data.ts's: the e-mails' rows no longer needed from before; how many. */
+  eraseMail?: (before: string) => Promise<MailErased>;
   intervalMs?: number;
 }
 
@@ -22,10 +25,11 @@ const dayMs = 24 * 60 * 60 * 1000;
  * the start however large the backlog, and other writes wait for one chunk at most. Every
  * instance runs it: the instances take turns chunk by chunk, and a later run finds nothing.
  * Then it erases the name and e-mail of the programme's people inactive for as long: one small
- * statement (the directory holds a few thousand), their numbers staying under their id.
+ * statement (the directory holds a few thousand), their numbers staying under their id; and the
+ * e-mails' records no longer needed (docs/personal-data.md#the-e-mails).
  */
 export const retentionPlugin = fp<RetentionPluginOptions>(
-  async (app, { days, now, deleteSubmissions, erasePeople, intervalMs = dayMs }) => {
+  async (app, { days, now, deleteSubmissions, erasePeople, eraseMail, intervalMs = dayMs }) => {
     let running: Promise<void> = Promise.resolve();
     let closing = false;
 
@@ -67,11 +71,29 @@ export const retentionPlugin = fp<RetentionPluginOptions>(
       }
     }
 
+    async function eraseMailBefore(before: string) {
+      if (eraseMail === undefined) return;
+      try {
+        const erased = await eraseMail(before);
+        // How many, as above.
+        app.log.info(
+          { ...erased, retentionDays: days },
+          "e-mails' records past RETENTION_DAYS deleted",
+        );
+      } catch (error) {
+        app.log.warn(
+          { err: error },
+          "e-mails' records past RETENTION_DAYS could not be deleted; trying again tomorrow",
+        );
+      }
+    }
+
     async function deleteExpired() {
       // One limit for the whole run: what turns older while it runs waits for the next.
       const before = new Date(now().getTime() - days * dayMs).toISOString();
       await deleteSubmissionsBefore(before);
       if (!closing) await erasePeopleBefore(before);
+      if (!closing) await eraseMailBefore(before);
     }
     const run = () => (running = running.then(deleteExpired));
 
