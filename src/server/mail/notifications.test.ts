@@ -11,6 +11,8 @@ import {
   type TestBackend,
 } from '../../../testing/server-test-helpers';
 import { startSmtpRelay, type TestRelay } from '../../../testing/smtp-relay';
+import { personCommand } from '../cli/person';
+import { eraseExpiredMail } from './mail-personal-data';
 
 // Issue 49: asking for the e-mails, confirming the address, stopping them (docs/notifications.md).
 
@@ -96,6 +98,21 @@ function headerLine(mail: TestRelay['accepted'][number], name: string): string |
 
 const unsubscribeLink = (mail: TestRelay['accepted'][number]) =>
   /^<(.+)>$/.exec(headerLine(mail, 'list-unsubscribe') ?? '')![1]!;
+
+/** `npm run person` on the app's database, answered yes. */
+async function person(databaseUrl: string, argv: string[]) {
+  let out = '';
+  const code = await personCommand.run(
+    argv,
+    { DATABASE_URL: databaseUrl },
+    { out: (text) => (out += text), err: () => {} },
+  );
+  expect(code).toBe(0);
+  return JSON.parse(out) as Record<string, unknown> & {
+    mail: Record<string, Record<string, unknown>[]>;
+    erased_mail: Record<string, number>;
+  };
+}
 
 const none: Notifications = {
   weekly_summary: false,
@@ -415,6 +432,116 @@ describeOnBackends('the e-mails asked for on $name', (backend) => {
     expect((await post(unsubscribeLink(mail!), 'multipart')).statusCode).toBe(200);
     expect(await get(token)).toMatchObject({ confirmation_sent: false, weekly_summary: false });
     expect((await post(firstLink(mail!))).statusCode).toBe(410);
+  });
+});
+
+describeOnBackends("the e-mails' personal data on $name", (backend) => {
+  /** Sara (1042) confirmed, Noura (2042) asked and never confirmed; every e-mail sent. */
+  async function asked(test: Awaited<ReturnType<typeof start>>) {
+    const sara = await marketerToken('1042', 'marketing', { email: 'sara@example.com' });
+    await test.put(sara, { weekly_summary: true });
+    await test.post(firstLink((await test.mailsTo('sara@example.com'))[0]!));
+    const noura = await marketerToken('2042', 'marketing', { email: 'noura@example.com' });
+    await test.put(noura, { client_alerts: true });
+    await test.mailsTo('noura@example.com');
+    const { db } = test.services.database;
+    await expect
+      .poll(async () =>
+        (await db.selectFrom('mail_outbox').select('status').execute()).map((row) => row.status),
+      )
+      .toEqual(['sent', 'sent']);
+  }
+
+  it('npm run person finds by e-mail, in any case, the records of an address, and erases them alone', async () => {
+    const test = await start(backend);
+    await asked(test);
+    const shown = await person(test.databaseUrl, ['--email', 'SARA@example.com']);
+    expect(shown.submissions).toEqual([]);
+    expect(shown.mail.subscribers).toEqual([
+      expect.objectContaining({ subject: '1042', email: 'sara@example.com', weekly_summary: 1 }),
+    ]);
+    expect(shown.mail.confirmations).toEqual([
+      expect.objectContaining({ subject: '1042', used_at: '2026-11-29T09:00:00.000Z' }),
+    ]);
+    expect(shown.mail.consents).toEqual([
+      expect.objectContaining({ subject: '1042', text_version: notificationsTextVersion }),
+    ]);
+    expect(shown.mail.emails).toEqual([
+      expect.objectContaining({ kind: 'confirmation', recipient: 'sara@example.com' }),
+    ]);
+    // No key to their choices: the tokens of their links are not shown.
+    expect(JSON.stringify(shown)).not.toMatch(/unsubscribe_token|token_hash/);
+
+    const erased = await person(test.databaseUrl, [
+      '--email',
+      'sara@example.com',
+      '--erase',
+      '--yes',
+    ]);
+    expect(erased.erased_mail).toEqual({
+      subscribers: 1,
+      confirmations: 1,
+      consents: 1,
+      emails: 1,
+    });
+    expect(await test.subscriber('1042')).toBeUndefined();
+    expect(await test.consents('1042')).toEqual([]);
+    // Noura's stay.
+    expect(await test.subscriber('2042')).toBeDefined();
+    const again = await person(test.databaseUrl, ['--email', 'sara@example.com']);
+    expect(again.mail).toEqual({ subscribers: [], confirmations: [], consents: [], emails: [] });
+    const byMarketer = await person(test.databaseUrl, ['--marketer', '2042']);
+    expect(byMarketer.mail.confirmations).toHaveLength(1);
+  });
+
+  it("RETENTION_DAYS deletes an inactive marketer's records, old e-mails and lapsed confirmations; a manager's address stays while they want e-mails", async () => {
+    const test = await start(backend, { RETENTION_DAYS: '30' });
+    await asked(test);
+    // Wired into the daily run, which ran at start.
+    expect(test.log()).toContain("e-mails' records past RETENTION_DAYS deleted");
+    const boss = await marketerToken('u-9', 'admin', { email: 'boss@example.com' });
+    await test.put(boss, { review_digest: true });
+    await test.post(firstLink((await test.mailsTo('boss@example.com'))[0]!));
+    await test.services.people.put(
+      [
+        {
+          marketing_id: '1042',
+          name: 'سارة',
+          team_leader_id: null,
+          email: 'sara@example.com',
+          active: false,
+        },
+      ],
+      test.clock.now,
+    );
+    const { database } = test.services;
+    await expect
+      .poll(async () => (await database.db.selectFrom('mail_outbox').selectAll().execute()).length)
+      .toBe(3);
+    await expect
+      .poll(async () =>
+        (await database.db.selectFrom('mail_outbox').select('status').execute()).every(
+          (row) => row.status === 'sent',
+        ),
+      )
+      .toBe(true);
+
+    // Thirty-eight days on: the limit is a day after Noura's link lapsed.
+    const before = new Date(test.clock.now.getTime() + 8 * 24 * 3_600_000).toISOString();
+    const erased = await eraseExpiredMail(database, before);
+    // The manager's used link goes too: their consent is its record.
+    expect(erased).toEqual({ subscribers: 2, confirmations: 3, consents: 1, emails: 3 });
+    expect(await test.subscriber('1042')).toBeUndefined();
+    expect(await test.consents('1042')).toEqual([]);
+    // Noura's confirmation lapsed, and her row held nothing else.
+    expect(await test.subscriber('2042')).toBeUndefined();
+    // The manager wants the digest: their address and consent stay.
+    expect(await test.subscriber('u-9')).toMatchObject({
+      email: 'boss@example.com',
+      review_digest: 1,
+    });
+    expect(await test.consents('u-9')).toHaveLength(1);
+    expect(await database.db.selectFrom('mail_outbox').selectAll().execute()).toEqual([]);
   });
 });
 
