@@ -18,8 +18,9 @@ export type MailSelection = { email: string } | { subject: string };
 
 /**
  * What is kept of one person's e-mails, as a request for access is answered. Left out: the
- * tokens of their links (the unsubscribe token, a confirmation's hash), which are no data about
- * them but a key to their choices, and an e-mail's HTML, which says what its text says.
+ * columns of their links' tokens (the unsubscribe token, a confirmation's hash), keys to their
+ * choices rather than data about them, an e-mail's HTML, which says what its text says, and the
+ * sender's lease.
  */
 export interface MailRecords {
   subscribers: Omit<MailSubscribersTable, 'unsubscribe_token'>[];
@@ -66,7 +67,16 @@ export async function findMail(database: Database, selection: MailSelection): Pr
         : await addressesOf(trx, subjects);
       const subscribers = await trx
         .selectFrom('mail_subscribers')
-        .selectAll()
+        .select([
+          'subject',
+          'audience',
+          'email',
+          'confirmed_at',
+          'weekly_summary',
+          'client_alerts',
+          'review_digest',
+          'updated_at',
+        ])
         .where((eb) =>
           byAddress
             ? eb(eb.fn('lower', ['email']), '=', selection.email.toLowerCase())
@@ -76,7 +86,15 @@ export async function findMail(database: Database, selection: MailSelection): Pr
         .execute();
       const confirmations = await trx
         .selectFrom('mail_confirmations')
-        .selectAll()
+        .select([
+          'subject',
+          'email',
+          'choices',
+          'text_version',
+          'created_at',
+          'expires_at',
+          'used_at',
+        ])
         .where((eb) =>
           byAddress
             ? eb(eb.fn('lower', ['email']), '=', selection.email.toLowerCase())
@@ -99,16 +117,26 @@ export async function findMail(database: Database, selection: MailSelection): Pr
           ? []
           : await trx
               .selectFrom('mail_outbox')
-              .selectAll()
+              .select([
+                'id',
+                'kind',
+                'dedupe_key',
+                'recipient',
+                'subject',
+                'text_body',
+                'headers',
+                'status',
+                'attempts',
+                'created_at',
+                'next_attempt_at',
+                'message_id',
+                'sent_at',
+                'last_error',
+              ])
               .where((eb) => eb(eb.fn('lower', ['recipient']), 'in', addresses))
               .orderBy('created_at')
               .execute();
-      return {
-        subscribers: subscribers.map(({ unsubscribe_token: _, ...row }) => row),
-        confirmations: confirmations.map(({ token_hash: _, ...row }) => row),
-        consents,
-        emails: emails.map(({ html_body: _, locked_until: __, ...row }) => row),
-      };
+      return { subscribers, confirmations, consents, emails };
     });
 }
 
