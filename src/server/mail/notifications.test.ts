@@ -1,3 +1,4 @@
+import SqliteDatabase from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { arNotifications, notificationsTextVersion } from '../../domain/catalogue/notifications';
 import { ar } from '../../domain/catalogue/shared';
@@ -543,6 +544,28 @@ describeOnBackends("the e-mails' personal data on $name", (backend) => {
     expect(await test.consents('u-9')).toHaveLength(1);
     expect(await database.db.selectFrom('mail_outbox').selectAll().execute()).toEqual([]);
   });
+});
+
+describe("the e-mails' links with the database out of reach", () => {
+  it('answers a post the page saying it failed (503), and changes nothing', async () => {
+    const test = await start(sqliteBackend);
+    const token = await marketerToken('1042', 'marketing', { email: 'sara@example.com' });
+    await test.put(token, { weekly_summary: true });
+    const link = firstLink((await test.mailsTo('sara@example.com'))[0]!);
+    // Another process holds SQLite's one write lock past the app's busy_timeout (5 s).
+    const holder = new SqliteDatabase(test.databaseUrl.slice('sqlite:'.length));
+    onTestFinished(() => {
+      holder.close();
+    });
+    holder.exec('begin immediate');
+    const response = await test.post(link);
+    holder.exec('rollback');
+    expect(response.statusCode).toBe(503);
+    expect(fixtureMailLink(response.body)?.mailLink).toBe('failed');
+    expect(await test.subscriber('1042')).toMatchObject({ email: null, weekly_summary: 0 });
+    // The link still works once the database answers.
+    expect((await test.post(link)).statusCode).toBe(200);
+  }, 20_000);
 });
 
 describe('the e-mails without SMTP_URL', () => {
