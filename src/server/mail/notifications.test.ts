@@ -240,6 +240,8 @@ describeOnBackends('the e-mails asked for on $name', (backend) => {
     );
     const link = firstLink(mail!);
     expect(link).toMatch(new RegExp(`^${publicUrl}/register/notifications/confirm/[\\w-]{43}$`));
+    // In the HTML too, the first link is the confirmation's.
+    expect(/<a\b[^>]*\bhref="([^"]*)"/.exec(String(mail!.mail.html))?.[1]).toBe(link);
     // The link's token is kept only as its hash.
     const [kept] = await services.database.db
       .selectFrom('mail_confirmations')

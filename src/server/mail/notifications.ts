@@ -20,6 +20,7 @@ import { writeTransaction } from '../db/dialect';
 import type { Database, MailConfirmationsTable, MailSubscribersTable, Tables } from '../db/schema';
 import type { MailLinks } from './mail-links';
 import { queueMail } from './mail-outbox';
+import { unsubscribeHeaders } from './subscribers';
 
 // Issue 49: what each person asks to be told, the confirmation of their address, and the
 // stopping (docs/notifications.md).
@@ -112,14 +113,6 @@ const columnsOf = (choices: Choices) => ({
   client_alerts: choices.client_alerts ? 1 : 0,
   review_digest: choices.review_digest ? 1 : 0,
 });
-
-/** The List-Unsubscribe headers of an e-mail (RFC 2369, and RFC 8058's one-click POST). */
-export function listUnsubscribeHeaders(unsubscribeUrl: string): Record<string, string> {
-  return {
-    'List-Unsubscribe': `<${unsubscribeUrl}>`,
-    'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
-  };
-}
 
 interface State {
   subscriber: MailSubscribersTable | undefined;
@@ -381,7 +374,7 @@ export function createNotifications(database: Database, links: MailLinks): Notif
           to: address!,
           dedupeKey: hash,
           ...composed,
-          headers: listUnsubscribeHeaders(links.unsubscribe('confirmation', unsubscribeToken)),
+          headers: unsubscribeHeaders(links, 'confirmation', unsubscribeToken),
         },
         now,
       );

@@ -31,8 +31,8 @@ export async function subscribersWanting(
 }
 
 /**
- * What every e-mail but the confirmation carries (RFC 2369 and RFC 8058): its one-click
- * unsubscribe link, which stops that kind of e-mail for that person.
+ * What every e-mail carries (RFC 2369 and RFC 8058): its one-click unsubscribe link, which stops
+ * that kind of e-mail for that person (the confirmation's withdraws the request).
  */
 export function unsubscribeHeaders(
   links: MailLinks,
