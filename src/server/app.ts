@@ -14,6 +14,7 @@ import {
   refuseUnroutable,
 } from './plugins/error-handling';
 import { createCountKeeper } from './count-rollups';
+import { createTokenVerifier } from './marketer-stats/marketer-auth';
 import { countKeepingPlugin } from './plugins/count-keeping';
 import { leadsPlugin } from './plugins/leads';
 import { mailPlugin } from './plugins/mail';
@@ -189,7 +190,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   // GET /api/marketer/stats, /api/program/stats and /api/program/review, POST
   // /api/program/leads/:id/review, only with MARKETER_AUTH_*: same origin
   // only, so outside the API's CORS
-  if (config.marketerAuth !== undefined) {
+  // One verifier for every route of the platform's users: the platform's keys fetched once.
+  const verify =
+    config.marketerAuth &&
+    createTokenVerifier(config.marketerAuth, (error) =>
+      app.log.error({ err: error }, "the platform's keys (JWKS) could not be fetched"),
+    );
+  if (config.marketerAuth !== undefined && verify !== undefined) {
     const keeper = createCountKeeper(database, {
       now,
       onError: (error) =>
@@ -200,6 +207,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
       keeper,
       prefix: '/api',
       config: config.marketerAuth,
+      verify,
       now,
       database,
       leadReviews: services.leadReviews,
@@ -207,10 +215,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     });
   }
   // PUT and GET /api/notifications, only with SMTP_URL and MARKETER_AUTH_*: same origin only
-  if (config.marketerAuth !== undefined && services.notifications !== undefined) {
+  if (
+    config.marketerAuth !== undefined &&
+    verify !== undefined &&
+    services.notifications !== undefined
+  ) {
     await app.register(notificationsPlugin, {
       prefix: '/api',
       config: config.marketerAuth,
+      verify,
       now,
       notifications: services.notifications,
       people: services.people,

@@ -20,14 +20,16 @@ import {
 import { notificationsSchema } from '../../domain/notifications-input';
 import { DatabaseUnavailableError } from '../db/database';
 import type { MarketerAuthConfig } from '../env';
-import { createTokenVerifier, tokenOf } from '../marketer-stats/marketer-auth';
+import type { TokenVerifier } from '../marketer-stats/marketer-auth';
 import type { NotificationsStore, NotificationsUser } from '../mail/notifications';
 import type { People } from '../people/people';
 import { refusalOf } from '../refusals';
-import { refusedPast } from './stats';
+import { requirePlatformUser } from './platform-sign-in';
 
 export interface NotificationsOptions {
   config: MarketerAuthConfig;
+  /** The platform's tokens, verified as for every signed-in route (app.ts makes it once). */
+  verify: TokenVerifier;
   now: () => Date;
   notifications: NotificationsStore;
   /** The directory: a marketer's address, when it holds one. */
@@ -55,11 +57,8 @@ function audienceOf(role: string, programRoles: readonly string[]): Audience | u
  */
 export const notificationsPlugin: FastifyPluginAsync<NotificationsOptions> = async (
   app,
-  { config, now, notifications, people, isDatabaseUnavailable },
+  { config, verify, now, notifications, people, isDatabaseUnavailable },
 ) => {
-  const verify = createTokenVerifier(config, (error) =>
-    app.log.error({ err: error }, "the platform's keys (JWKS) could not be fetched"),
-  );
   const texts = {
     subject: 'notifications',
     invalid: arNotifications.errorInvalid,
@@ -71,36 +70,17 @@ export const notificationsPlugin: FastifyPluginAsync<NotificationsOptions> = asy
     return reply.code(status).send({ error: message });
   });
 
-  app.addHook('onSend', async (_request, reply) => {
-    // One person's address: never kept by a shared cache, nor by the browser.
-    reply.header('cache-control', 'private, no-store');
-    reply.header('vary', 'authorization, cookie');
+  requirePlatformUser(app, {
+    config,
+    verify,
+    name: 'notifications',
+    signIn: arNotifications.errorSignIn,
+    unavailable: arNotifications.errorSave,
   });
-
-  // As the numbers' routes: a limit per address before any token is verified.
-  const perAddress = app.createRateLimit({
-    timeWindow: 60_000,
-    max: config.checksPerMinute,
-    keyGenerator: (request: FastifyRequest) => `notifications-ip:${normalizeIP(request.ip, 48)}`,
-  });
-  app.addHook('onRequest', refusedPast(perAddress));
-
-  app.addHook('onRequest', async (request: FastifyRequest, reply) => {
-    const token = tokenOf(request.headers, config.cookie);
-    const check = token === undefined ? { kind: 'refused' as const } : await verify(token);
-    if (check.kind === 'refused') {
-      return reply
-        .code(401)
-        .header('www-authenticate', 'Bearer')
-        .send({ error: arNotifications.errorSignIn });
-    }
-    if (check.kind === 'unavailable') {
-      return reply.code(503).send({ error: arNotifications.errorSave });
-    }
-    if (audienceOf(check.role, config.programRoles) === undefined) {
+  app.addHook('onRequest', async (request, reply) => {
+    if (audienceOf(request.user!.role, config.programRoles) === undefined) {
       return reply.code(403).send({ error: ar.errorNotAuthorized });
     }
-    request.user = check;
   });
 
   /** The person, with the address known without typing: the directory's, else the token's. */

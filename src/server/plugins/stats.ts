@@ -1,5 +1,4 @@
-import { normalizeIP } from '@fastify/rate-limit';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { arStats } from '../../domain/catalogue/marketer-stats';
@@ -21,28 +20,17 @@ import { countAll } from '../counts';
 import { refusalOf, type RefusalTexts } from '../refusals';
 import type { LeadReviews } from '../leads/lead-reviews';
 import type { People } from '../people/people';
-import {
-  createTokenVerifier,
-  marketerRoles,
-  tokenOf,
-  type TokenCheck,
-} from '../marketer-stats/marketer-auth';
+import { marketerRoles, type TokenVerifier } from '../marketer-stats/marketer-auth';
+import { refusedPast, requirePlatformUser } from './platform-sign-in';
 import { buildMarketerStats, buildTeam, firstDay } from '../marketer-stats/marketer-stats';
 import { createCountPeriods, type CountKeeper } from '../count-rollups';
 import { buildProgramStats } from '../marketer-stats/program-stats';
 import { buildProgramMarketer } from '../marketer-stats/program-marketer';
 
-type User = Extract<TokenCheck, { kind: 'user' }>;
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The platform's user the request's token names, once verified. */
-    user?: User;
-  }
-}
-
 export interface StatsOptions {
   config: MarketerAuthConfig;
+  /** The platform's tokens, verified as for every signed-in route (app.ts makes it once). */
+  verify: TokenVerifier;
   now: () => Date;
   database: Database;
   leadReviews: LeadReviews;
@@ -132,21 +120,6 @@ const programQuery = z.object({
   to: z.string().optional(),
 });
 
-type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
-
-/** A hook that answers 429 in Arabic, with Retry-After, once the limiter's count is past. */
-export function refusedPast(limiter: Limiter) {
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    const limit = await limiter(request);
-    if (!limit.isAllowed && limit.isExceeded) {
-      return reply
-        .code(429)
-        .header('retry-after', String(limit.ttlInSeconds))
-        .send({ error: ar.errorTooManyRequests });
-    }
-  };
-}
-
 /**
  * The numbers behind the platform's token (docs/marketer-kit.md, docs/program.md):
  * GET /api/marketer/stats, a marketer's own numbers for the token's subject and a team leader's
@@ -160,12 +133,9 @@ export function refusedPast(limiter: Limiter) {
  */
 export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
   app,
-  { config, now, database, leadReviews, people, keeper },
+  { config, verify, now, database, leadReviews, people, keeper },
 ) => {
   const periods = createCountPeriods(database, keeper.wake);
-  const verify = createTokenVerifier(config, (error) =>
-    app.log.error({ err: error }, "the platform's keys (JWKS) could not be fetched"),
-  );
 
   app.setErrorHandler<FastifyError>((error, request, reply) => {
     // A decision on many leads is posted to the review list's path: it is refused as a decision.
@@ -175,36 +145,12 @@ export const statsPlugin: FastifyPluginAsyncZod<StatsOptions> = async (
     return reply.code(status).send({ error: message });
   });
 
-  app.addHook('onSend', async (_request, reply) => {
-    // One person's or the provider's numbers: never kept by a shared cache, nor by the browser.
-    reply.header('cache-control', 'private, no-store');
-    // The answer depends on who asks.
-    reply.header('vary', 'authorization, cookie');
-  });
-
-  // Before any token is verified, a limit per address (IPv6: per /48), so that no stream of
-  // made-up tokens costs more than that in verifications. Its own limiter: the route's limit
-  // (one limiter a request, for the library) still counts per user afterwards.
-  const perAddress = app.createRateLimit({
-    timeWindow: 60_000,
-    max: config.checksPerMinute,
-    keyGenerator: (request: FastifyRequest) => `marketer-ip:${normalizeIP(request.ip, 48)}`,
-  });
-  app.addHook('onRequest', refusedPast(perAddress));
-
-  // Verified before the route's rate limit (a preHandler), which then counts per user.
-  app.addHook('onRequest', async (request: FastifyRequest, reply) => {
-    const token = tokenOf(request.headers, config.cookie);
-    const check = token === undefined ? { kind: 'refused' as const } : await verify(token);
-    if (check.kind === 'refused') {
-      return reply
-        .code(401)
-        .header('www-authenticate', 'Bearer')
-        .send({ error: arStats.errorSignIn });
-    }
-    // The failed fetch was logged once (above); the requests it fails are not, one by one.
-    if (check.kind === 'unavailable') return reply.code(503).send({ error: arStats.errorStats });
-    request.user = check;
+  requirePlatformUser(app, {
+    config,
+    verify,
+    name: 'marketer',
+    signIn: arStats.errorSignIn,
+    unavailable: arStats.errorStats,
   });
 
   /** The route's options: served to these roles alone (403 for the others), limited per user. */
