@@ -11,15 +11,17 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { buildNotes } from '../src/domain/notes';
 import { e2eMarketerAuthSecret, marketerToken } from '../testing/marketer-auth';
 import { seed } from '../testing/seed';
 import {
+  addressOf,
   createReport,
   finishRun,
+  ms,
   prepareRun,
+  quantile,
   send,
-  sleep,
+  sendSteadySignUps,
   startServer,
   type Outcome,
 } from './harness';
@@ -92,33 +94,22 @@ const tokens = {
     ),
   ),
 };
-const address = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
 
-let next = 0;
+const counter = { next: 0 };
 const signUps: Outcome[] = [];
 const readers: (Outcome & { who: string })[] = [];
 
 /** Sign-ups at a steady rate for `ms`, each through a marketer's link from its own address. */
-async function sendSignUps(port: number, ms: number): Promise<void> {
+function sendSignUps(port: number, ms: number): Promise<void> {
   const end = performance.now() + ms;
-  const sent: Promise<void>[] = [];
-  for (let at = performance.now(); at < end; at += 1000 / signUpsPerSecond) {
-    await sleep(Math.max(0, at - performance.now()));
-    const i = next++;
-    const marketingId = String(i % marketers);
-    const body = JSON.stringify({
-      name: 'سارة العتيبي',
-      phone: `9665${String(70_000_000 + i).padStart(8, '0')}`,
-      notes: buildNotes({ marketingId }),
-      marketing_id: marketingId,
-    });
-    sent.push(
-      send({ port, body, headers: { 'x-forwarded-for': address(i + 1) }, timeoutMs: 30_000 }).then(
-        (outcome) => void signUps.push(outcome),
-      ),
-    );
-  }
-  await Promise.all(sent);
+  return sendSteadySignUps({
+    port,
+    perSecond: signUpsPerSecond,
+    marketers,
+    going: () => performance.now() < end,
+    record: (outcome) => void signUps.push(outcome),
+    counter,
+  });
 }
 
 /** One reader after another for `ms`: the programme (90, 30, 7 days, a marketer's page), a marketer, a team leader. */
@@ -139,7 +130,7 @@ async function read(port: number, ms: number, phase: string): Promise<void> {
       port,
       method: 'GET',
       path,
-      headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': address(5_000_000 + n) },
+      headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': addressOf(5_000_000 + n) },
       timeoutMs: 60_000,
     });
     readers.push({ ...outcome, who: `${phase} ${who}` });
@@ -225,12 +216,6 @@ await finishRun(report, { logFile, started, dir });
 
 function seconds(since: number) {
   return `${((performance.now() - since) / 1000).toFixed(1)} s`;
-}
-function ms(value: number) {
-  return `${Math.round(value)} ms`;
-}
-function quantile(sorted: number[], q: number) {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 }
 /** The first answers one by one, then the rest as p50 / p99 / slowest. */
 function summary(times: number[]) {

@@ -270,3 +270,52 @@ export function tally<K extends string | number>(counts: Partial<Record<K, numbe
 export function describeOutcome(outcome: Outcome): string {
   return outcome.status === undefined ? (outcome.error ?? 'ERROR') : String(outcome.status);
 }
+
+/** A client's address of its own for each n (10.x.y.z), as a proxy names it. */
+export const addressOf = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+
+/** Steady sign-ups through marketers' links: where the next one's number starts, and who. */
+export interface SteadySignUps {
+  port: number;
+  perSecond: number;
+  /** Sign-up i is through marketer i mod this many's link. */
+  marketers: number;
+  /** Whether to send another. */
+  going: () => boolean;
+  /** Each outcome, as it comes. */
+  record: (outcome: Outcome) => void;
+  /** The next sign-up's number: each its own phone and address, across calls. */
+  counter: { next: number };
+}
+
+/**
+ * Sign-ups at a steady rate while `going()`, each through a marketer's link from its own
+ * address (the per-address limit is the server's); resolves once every one is answered.
+ */
+export async function sendSteadySignUps(options: SteadySignUps): Promise<void> {
+  const { port, perSecond, marketers, going, record, counter } = options;
+  const sent: Promise<void>[] = [];
+  for (let at = performance.now(); going(); at += 1000 / perSecond) {
+    await sleep(Math.max(0, at - performance.now()));
+    const i = counter.next++;
+    const marketingId = String(i % marketers);
+    const body = JSON.stringify({
+      name: 'سارة العتيبي',
+      phone: `9665${String(70_000_000 + i).padStart(8, '0')}`,
+      notes: buildNotes({ marketingId }),
+      marketing_id: marketingId,
+    });
+    const headers = { 'x-forwarded-for': addressOf(i + 1) };
+    sent.push(send({ port, body, headers, timeoutMs: 30_000 }).then(record));
+  }
+  await Promise.all(sent);
+}
+
+export function ms(value: number) {
+  return `${Math.round(value)} ms`;
+}
+
+/** The q-quantile of sorted times (0 for none). */
+export function quantile(sorted: number[], q: number) {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+}

@@ -13,13 +13,15 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
-import { buildNotes } from '../src/domain/notes';
 import { seed } from '../testing/seed';
 import {
   createReport,
   finishRun,
+  ms,
   prepareRun,
+  quantile,
   send,
+  sendSteadySignUps,
   sleep,
   startServer,
   type Outcome,
@@ -168,32 +170,20 @@ await execute([
 report.figure('seeded', `${rows.toLocaleString('en')} sign-ups in ${seconds(seeding)}`);
 const summaries = marketers + leaders + programRoles;
 
-const address = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
-let next = 0;
+const counter = { next: 0 };
 const signUps: Outcome[] = [];
 let sending = true;
 
-/** Sign-ups at a steady rate until told to stop, each through a marketer's link. */
-async function sendSignUps(port: number): Promise<void> {
-  const sent: Promise<void>[] = [];
-  for (let at = performance.now(); sending; at += 1000 / signUpsPerSecond) {
-    await sleep(Math.max(0, at - performance.now()));
-    const i = next++;
-    const marketingId = String(i % marketers);
-    const body = JSON.stringify({
-      name: 'سارة العتيبي',
-      phone: `9665${String(70_000_000 + i).padStart(8, '0')}`,
-      notes: buildNotes({ marketingId }),
-      marketing_id: marketingId,
-    });
-    sent.push(
-      send({ port, body, headers: { 'x-forwarded-for': address(i + 1) }, timeoutMs: 30_000 }).then(
-        (outcome) => void signUps.push(outcome),
-      ),
-    );
-  }
-  await Promise.all(sent);
-}
+/** Sign-ups at a steady rate until `sending` is false, each through a marketer's link. */
+const sendSignUps = (port: number) =>
+  sendSteadySignUps({
+    port,
+    perSecond: signUpsPerSecond,
+    marketers,
+    going: () => sending,
+    record: (outcome) => void signUps.push(outcome),
+    counter,
+  });
 
 // A start with e-mail off first, sign-ups arriving: the server keeps the seeded days as any
 // start after a deploy would, so that the run below is timed apart from that, and its sign-ups
@@ -302,10 +292,4 @@ await finishRun(report, { logFile, started, dir });
 
 function seconds(since: number, until = performance.now()) {
   return `${((until - since) / 1000).toFixed(1)} s`;
-}
-function ms(value: number) {
-  return `${Math.round(value)} ms`;
-}
-function quantile(sorted: number[], q: number) {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 }
