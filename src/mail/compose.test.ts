@@ -11,6 +11,7 @@ import {
   sampleTeamLeaderWeek,
 } from '../../testing/sample-mails';
 import { arMail } from '../domain/catalogue/mail';
+import { arNotifications } from '../domain/catalogue/notifications';
 import { arStats } from '../domain/catalogue/marketer-stats';
 import { arProgram, arReview } from '../domain/catalogue/program';
 import { ar } from '../domain/catalogue/shared';
@@ -86,9 +87,9 @@ describe('the confirmation', () => {
       sampleConfirmation.unsubscribeUrl,
     ]);
     for (const part of [words(mail.html), mail.text]) {
-      expect(part).toContain(arMail.choices.weekly_summary);
-      expect(part).toContain(arMail.choices.client_alerts);
-      expect(part).not.toContain(arMail.choices.review_digest);
+      expect(part).toContain(arNotifications.choices.weekly_summary);
+      expect(part).toContain(arNotifications.choices.client_alerts);
+      expect(part).not.toContain(arNotifications.choices.review_digest);
       expect(part).toContain(arMail.confirmationAddress(sampleConfirmation.email));
       expect(part).toContain(arMail.confirmationButton);
       expect(part).toContain(arMail.confirmationExpiry(confirmationDays));

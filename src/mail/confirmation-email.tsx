@@ -2,6 +2,8 @@
 // (tsx, which runs the server in development and the scripts, finds no tsconfig naming the
 // runtime for this file: tsconfig.json holds only references.)
 import { arMail } from '../domain/catalogue/mail';
+// The choices in the words the person ticked them in, on their page.
+import { arNotifications } from '../domain/catalogue/notifications';
 import { confirmationDays, type ConfirmationMail } from '../domain/notifications';
 import type { MailBrand } from './mail-brand';
 import { MailButton, MailLayout, MailLink, Paragraph } from './mail-layout';
@@ -26,7 +28,7 @@ export function ConfirmationEmail({ mail, brand }: { mail: ConfirmationMail; bra
       <Paragraph>{arMail.confirmationAsked}</Paragraph>
       <ul style={{ ...styles.text, paddingRight: '24px' }}>
         {mail.choices.map((choice) => (
-          <li key={choice}>{arMail.choices[choice]}</li>
+          <li key={choice}>{arNotifications.choices[choice]}</li>
         ))}
       </ul>
       <Paragraph>{arMail.confirmationAddress(mail.email)}</Paragraph>
@@ -42,9 +44,10 @@ export function ConfirmationEmail({ mail, brand }: { mail: ConfirmationMail; bra
 
 export const confirmationText = (mail: ConfirmationMail, brand: MailBrand) =>
   mailText(brand, arMail.confirmationHeading, [
-    [arMail.confirmationAsked, ...mail.choices.map((choice) => `- ${arMail.choices[choice]}`)].join(
-      '\n',
-    ),
+    [
+      arMail.confirmationAsked,
+      ...mail.choices.map((choice) => `- ${arNotifications.choices[choice]}`),
+    ].join('\n'),
     arMail.confirmationAddress(mail.email),
     arMail.link(arMail.confirmationButton, mail.confirmUrl),
     `${arMail.confirmationExpiry(confirmationDays)}\n${arMail.confirmationIgnore}`,

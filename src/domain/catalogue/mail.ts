@@ -6,12 +6,6 @@ export const arMail = {
   // Every subject ends with the provider's name, as every page's title does: the inbox shows
   // whose e-mail it is before it is opened.
   subject: (what: string, brand: string) => `${what} | ${brand}`,
-  // The choices a confirmation names, as the person asked for them.
-  choices: {
-    weekly_summary: 'الملخص الأسبوعي للنتائج',
-    client_alerts: 'تنبيه عند تحوّل أحد تسجيلاتك إلى عميل',
-    review_digest: 'تنبيه يومي بالتسجيلات التي تنتظر المراجعة',
-  },
 
   // The confirmation: the one e-mail sent before an address is confirmed. Its first link is the
   // confirmation (the only one that confirms: a page with one button, docs/notifications.md).
