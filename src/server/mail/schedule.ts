@@ -35,6 +35,9 @@ export function parseWeeklyAt(text: string): WeeklyAt | undefined {
 
 /** Whether Intl knows the zone (an IANA name such as Asia/Riyadh). */
 export function isTimeZone(zone: string): boolean {
+  // Node 22's Intl also takes an offset (+03:00), which would not follow a zone's summer time:
+  // a name it is, or nothing.
+  if (!/^[A-Za-z]/.test(zone)) return false;
   try {
     new Intl.DateTimeFormat('en', { timeZone: zone });
     return true;
