@@ -19,7 +19,7 @@ import { countKeepingPlugin } from './plugins/count-keeping';
 import { leadsPlugin } from './plugins/leads';
 import { mailPlugin } from './plugins/mail';
 import { summariesPlugin } from './plugins/summaries';
-import { notificationsPlugin } from './plugins/notifications';
+import { notificationsOffPlugin, notificationsPlugin } from './plugins/notifications';
 import { loadSheddingPlugin } from './plugins/load-shedding';
 import { peoplePlugin } from './plugins/people';
 import { statsPlugin } from './plugins/stats';
@@ -229,6 +229,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
       people: services.people,
       isDatabaseUnavailable: database.isUnavailable,
     });
+  } else if (config.marketerAuth !== undefined) {
+    await app.register(notificationsOffPlugin, { prefix: '/api' });
   }
   // POST /api/leads/:id/status, only with LEADS_API_KEY: the CRM's, outside the API's CORS
   if (config.leadsApiKeys !== undefined) {

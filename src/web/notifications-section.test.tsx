@@ -65,6 +65,16 @@ describe('the e-mails section', () => {
     expect(screen.queryByRole('textbox')).toBeNull();
   });
 
+  it('is not shown when the server says e-mail is off (204)', async () => {
+    const fetch = stubApi(() => Promise.resolve(new Response(null, { status: 204 })));
+    showSection();
+    await waitFor(() => expect(fetch).toHaveBeenCalled());
+    // Settled: no error drawn either (a 204 is no refusal).
+    await act(async () => {});
+    expect(screen.queryByRole('region')).toBeNull();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
   it('sends the stored token, and shows the address and only the choices offered', async () => {
     const fetch = stubApi(() => json(marketer));
     showSection();

@@ -14,8 +14,9 @@ type Loaded =
   | { kind: 'error' }
   | { kind: 'shown'; answer: Notifications };
 
-// No token or a bad one, a role with no e-mails, or no e-mails at all (no SMTP_URL: 404).
-const hiddenStatuses = [401, 403, 404];
+// E-mail off on the server (204, or 404 without the numbers), no token or a bad one, a role
+// with no e-mails.
+const hiddenStatuses = [204, 401, 403, 404];
 
 /** An answer with choices: a server (or a proxy) that answers anything else has no e-mails. */
 function isNotifications(body: unknown): body is Notifications {
@@ -61,7 +62,7 @@ async function refusalOf(response: Response): Promise<string> {
 /**
  * «الرسائل بالبريد الإلكتروني» (docs/notifications.md): the e-mails a person asks for, on the
  * link page and on the programme's page, with the platform's token. Nothing is shown until the
- * server answers, and nothing at all when it refuses (no token, or no e-mails configured: 404),
+ * server answers, and nothing at all when it refuses (no token) or sends no e-mail (204),
  * so a page without e-mails never flashes the section.
  */
 export function NotificationsSection({ storageKey }: { storageKey: string }) {

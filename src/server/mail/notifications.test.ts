@@ -571,7 +571,7 @@ describe("the e-mails' links with the database out of reach", () => {
 });
 
 describe('the e-mails without SMTP_URL', () => {
-  it('offers none: the API is a 404, and a link post is the form route refusing it', async () => {
+  it('offers none: the API answers 204 with the numbers on, 404 without them', async () => {
     const { app } = await buildTestApp(sqliteBackend, {
       MARKETER_AUTH_SECRET: e2eMarketerAuthSecret,
     });
@@ -580,6 +580,16 @@ describe('the e-mails without SMTP_URL', () => {
       url: '/api/notifications',
       headers: { authorization: `Bearer ${await marketerToken('1042')}` },
     });
-    expect(response.statusCode).toBe(404);
+    expect(response.statusCode).toBe(204);
+    expect(response.body).toBe('');
+    const put = await app.inject({
+      method: 'PUT',
+      url: '/api/notifications',
+      headers: { authorization: `Bearer ${await marketerToken('1042')}` },
+      payload: { weekly_summary: true },
+    });
+    expect(put.statusCode).toBe(404);
+    const { app: bare } = await buildTestApp(sqliteBackend);
+    expect((await bare.inject({ method: 'GET', url: '/api/notifications' })).statusCode).toBe(404);
   });
 });

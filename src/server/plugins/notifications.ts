@@ -48,6 +48,17 @@ function audienceOf(role: string, programRoles: readonly string[]): Audience | u
 }
 
 /**
+ * With e-mail off (no SMTP_URL) and the pages' numbers on: `GET /api/notifications` answers
+ * 204, whoever asks. The link page and the programme's page offer no e-mail then, and the
+ * browser logs no failed request on every page opened, as a 404 would make it.
+ */
+export const notificationsOffPlugin: FastifyPluginAsync = async (app) => {
+  app.get(notificationsPath.slice('/api'.length), async (_request, reply) =>
+    reply.code(204).header('cache-control', 'no-store').send(),
+  );
+};
+
+/**
  * `GET` and `PUT /api/notifications` (docs/notifications.md): the e-mails a person asks for,
  * with the platform's token verified as the numbers' routes verify it (plugins/stats.ts): a
  * marketer's and a team leader's for their link page, a programme role's for the programme's
