@@ -10,7 +10,6 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { e2eMarketerAuthSecret, marketerToken } from '../testing/marketer-auth';
 import { seed } from '../testing/seed';
 import {
@@ -19,6 +18,7 @@ import {
   finishRun,
   ms,
   prepareRun,
+  runDatabase,
   quantile,
   send,
   sendSteadySignUps,
@@ -49,23 +49,7 @@ const report = createReport(
   `counting: sign-ups while the numbers are read, ${rows.toLocaleString('en')} stored, ${label}`,
 );
 
-let databaseUrl = `sqlite:${databaseFile}`;
-const schema = `counting_${process.pid}`;
-/** On PostgreSQL, the run's own schema: made at the start, dropped at the end. */
-async function inSchema(statement: string) {
-  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-  await admin.connect();
-  await admin.query(statement);
-  await admin.end();
-}
-if (values.postgres) {
-  const base = process.env.TEST_DATABASE_URL;
-  if (base === undefined) throw new Error('--postgres needs TEST_DATABASE_URL');
-  await inSchema(`drop schema if exists ${schema} cascade; create schema ${schema}`);
-  const url = new URL(base);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  databaseUrl = url.href;
-}
+const { databaseUrl, drop } = await runDatabase('counting', databaseFile, values.postgres);
 const env = {
   DATABASE_URL: databaseUrl,
   MARKETER_AUTH_SECRET: e2eMarketerAuthSecret,
@@ -210,7 +194,7 @@ try {
   }
 } finally {
   await server.stop();
-  if (values.postgres) await inSchema(`drop schema ${schema} cascade`);
+  await drop();
 }
 await finishRun(report, { logFile, started, dir });
 

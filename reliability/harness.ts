@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request, type Agent } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { buildNotes } from '../src/domain/notes';
 import { packageKeys } from '../src/domain/packages';
 import type { RegistrationPayload } from '../src/domain/registration';
@@ -318,4 +319,33 @@ export function ms(value: number) {
 /** The q-quantile of sorted times (0 for none). */
 export function quantile(sorted: number[], q: number) {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+}
+
+/** One statement on PostgreSQL at `url` (TEST_DATABASE_URL by default); its rows. */
+export async function onPostgres(statement: string, url = process.env.TEST_DATABASE_URL) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(statement)).rows as Record<string, unknown>[];
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The run's database: the SQLite file, or (`postgres`) a schema of its own on TEST_DATABASE_URL,
+ * made now and dropped by `drop`.
+ */
+export async function runDatabase(name: string, databaseFile: string, postgres: boolean) {
+  if (!postgres) return { databaseUrl: `sqlite:${databaseFile}`, drop: async () => {} };
+  const base = process.env.TEST_DATABASE_URL;
+  if (base === undefined) throw new Error('--postgres needs TEST_DATABASE_URL');
+  const schema = `${name}_${process.pid}`;
+  await onPostgres(`drop schema if exists ${schema} cascade; create schema ${schema}`);
+  const url = new URL(base);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    databaseUrl: url.href,
+    drop: async () => void (await onPostgres(`drop schema ${schema} cascade`)),
+  };
 }

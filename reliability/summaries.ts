@@ -10,7 +10,6 @@
 // (--postgres: TEST_DATABASE_URL)
 import { parseArgs } from 'node:util';
 import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
 import { seed } from '../testing/seed';
@@ -18,7 +17,9 @@ import {
   createReport,
   finishRun,
   ms,
+  onPostgres,
   prepareRun,
+  runDatabase,
   quantile,
   send,
   sendSteadySignUps,
@@ -87,25 +88,7 @@ async function startCountingRelay() {
   };
 }
 
-let databaseUrl = `sqlite:${databaseFile}`;
-const schema = `summaries_${process.pid}`;
-async function onPostgres(statement: string, url = process.env.TEST_DATABASE_URL) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(statement)).rows as Record<string, unknown>[];
-  } finally {
-    await client.end();
-  }
-}
-if (values.postgres) {
-  const base = process.env.TEST_DATABASE_URL;
-  if (base === undefined) throw new Error('--postgres needs TEST_DATABASE_URL');
-  await onPostgres(`drop schema if exists ${schema} cascade; create schema ${schema}`);
-  const url = new URL(base);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  databaseUrl = url.href;
-}
+const { databaseUrl, drop } = await runDatabase('summaries', databaseFile, values.postgres);
 
 /** Statements on the run's database, the server stopped (SQLite) or not (PostgreSQL). */
 async function execute(statements: string[]) {
@@ -286,7 +269,7 @@ try {
   sending = false;
   await server.stop();
   await relay.close();
-  if (values.postgres) await onPostgres(`drop schema ${schema} cascade`);
+  await drop();
 }
 await finishRun(report, { logFile, started, dir });
 
